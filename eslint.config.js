@@ -1,0 +1,36 @@
+import js from "@eslint/js"
+import effect from "@effect/eslint-plugin"
+import tseslint from "typescript-eslint"
+
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", "**/*.d.ts", ".bench/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...effect.configs.dprint,
+  {
+    files: ["**/*.ts"],
+    rules: {
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
+      "no-restricted-imports": ["error", {
+        paths: [
+          { name: "effect", message: "import modules by path, e.g. effect/Effect" },
+          { name: "@effect/platform", message: "import modules by path, e.g. @effect/platform/Command" }
+        ]
+      }]
+    }
+  }
+)

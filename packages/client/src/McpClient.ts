@@ -1,0 +1,178 @@
+/**
+ * The multi-server client: servers by name, calls routed by tool name or by `{ server }`,
+ * batches, and one place to listen to every server's notifications.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/mcpClient.js"
+import type {
+  AmbiguousToolError,
+  CapabilityError,
+  ConnectError,
+  ServerNotFoundError,
+  ToolNotFoundError
+} from "./McpError.js"
+import type * as McpSchema from "./McpSchema.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import type { NotificationListener, RequestOptions, ServerConnection } from "./ServerConnection.js"
+
+/**
+ * A tool together with the server that offers it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerTool = McpSchema.Tool & { readonly server: string }
+
+/**
+ * A prompt together with the server that offers it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerPrompt = McpSchema.Prompt & { readonly server: string }
+
+/**
+ * A resource together with the server that offers it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerResource = McpSchema.Resource & { readonly server: string }
+
+/**
+ * A resource template together with the server that offers it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerResourceTemplate = McpSchema.ResourceTemplate & { readonly server: string }
+
+/**
+ * Options of a call: the per-request options and the server to send it to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions extends RequestOptions {
+  /** Route to this server instead of looking the name up across servers. */
+  readonly server?: string | undefined
+}
+
+/**
+ * Selects the servers a list call asks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListOptions extends RequestOptions {
+  readonly server?: string | undefined
+}
+
+/**
+ * One call of a batch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolCall {
+  readonly name: string
+  readonly arguments?: Record<string, unknown> | undefined
+  readonly server?: string | undefined
+}
+
+/**
+ * Errors of a call routed by tool name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CallToolError = ConnectError | ToolNotFoundError | AmbiguousToolError | ServerNotFoundError
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R = never> {
+  readonly servers: ReadonlyArray<ServerConfig<R>>
+  /** How the client introduces itself (default `mcp-effect` and this package's version). */
+  readonly clientInfo?: McpSchema.Implementation | undefined
+  /** Most pages one list call follows (default 100). */
+  readonly maxPages?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly servers: ReadonlyArray<ServerConnection>
+  readonly server: (name: string) => Effect.Effect<ServerConnection, ServerNotFoundError>
+  readonly listTools: (
+    options?: ListOptions
+  ) => Effect.Effect<ReadonlyArray<ServerTool>, ConnectError | ServerNotFoundError>
+  readonly findTool: (
+    name: string,
+    options?: { readonly server?: string | undefined }
+  ) => Effect.Effect<ServerTool, CallToolError>
+  readonly callTool: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, CallToolError>
+  /** Runs the calls concurrently; results in the order of the calls. Fails with the first error. */
+  readonly callTools: (
+    calls: ReadonlyArray<ToolCall>,
+    options?: RequestOptions
+  ) => Effect.Effect<ReadonlyArray<McpSchema.CallToolResult>, CallToolError>
+  readonly listPrompts: (
+    options?: ListOptions
+  ) => Effect.Effect<ReadonlyArray<ServerPrompt>, ConnectError | ServerNotFoundError>
+  readonly getPrompt: (
+    name: string,
+    args?: Record<string, string>,
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError | ServerNotFoundError>
+  readonly listResources: (
+    options?: ListOptions
+  ) => Effect.Effect<ReadonlyArray<ServerResource>, ConnectError | ServerNotFoundError>
+  readonly listResourceTemplates: (
+    options?: ListOptions
+  ) => Effect.Effect<ReadonlyArray<ServerResourceTemplate>, ConnectError | ServerNotFoundError>
+  readonly readResource: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError | ServerNotFoundError>
+  readonly complete: (
+    request: McpSchema.CompleteRequest,
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.CompleteResult, ConnectError | CapabilityError | ServerNotFoundError>
+  readonly ping: (options?: CallOptions) => Effect.Effect<void, ConnectError | ServerNotFoundError>
+  /** Registers a listener for every server's notifications until the scope closes. */
+  readonly onNotification: (listener: NotificationListener) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpClient extends Context.Tag("@mcp-effect/client/McpClient")<McpClient, Service>() {}
+
+/**
+ * Connects every configured server (concurrently) in the current scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: <R>(options: Options<R>) => Effect.Effect<Service, ConnectError, Scope.Scope | R> = internal.make
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R>(options: Options<R>): Layer.Layer<McpClient, ConnectError, R> =>
+  Layer.scoped(McpClient, make(options))

@@ -1,0 +1,219 @@
+/**
+ * Every error the client reports. Each is a tagged class extending `Error`, so it works with
+ * `Effect.catchTag` and with `instanceof` in plain async code.
+ *
+ * @since 0.1.0
+ */
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+
+/**
+ * The connection to a server could not be opened, or died: a process that exited, a closed
+ * pipe, a transport that refused to send.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectionError extends Schema.TaggedError<ConnectionError>()("ConnectionError", {
+  server: Schema.String,
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {}
+
+/**
+ * No response arrived within the request's timeout. The request was cancelled on the server
+ * (best effort). Never retried automatically.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RequestTimeoutError extends Schema.TaggedError<RequestTimeoutError>()("RequestTimeoutError", {
+  server: Schema.String,
+  method: Schema.String,
+  timeoutMs: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.method} on ${this.server} timed out after ${this.timeoutMs} ms`
+  }
+}
+
+/**
+ * The server answered with a JSON-RPC error. `code`, `message` and `data` are the server's.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", {
+  server: Schema.String,
+  method: Schema.String,
+  code: Schema.Number,
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {}
+
+/**
+ * The server's answer could not be understood: a result that does not match the method's
+ * schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidResponseError extends Schema.TaggedError<InvalidResponseError>()("InvalidResponseError", {
+  server: Schema.String,
+  method: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * The server chose a protocol revision the client cannot speak; the client disconnected.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnsupportedProtocolVersionError
+  extends Schema.TaggedError<UnsupportedProtocolVersionError>()("UnsupportedProtocolVersionError", {
+    server: Schema.String,
+    requested: Schema.String,
+    supported: Schema.Array(Schema.String)
+  })
+{
+  readonly code = -32022
+  override get message(): string {
+    return `${this.server} answered protocol version ${this.requested}; supported: ${this.supported.join(", ")}`
+  }
+}
+
+/**
+ * The server did not declare the capability the method needs, so nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CapabilityError extends Schema.TaggedError<CapabilityError>()("CapabilityError", {
+  server: Schema.String,
+  capability: Schema.String,
+  method: Schema.String
+}) {
+  override get message(): string {
+    return `${this.server} does not declare the "${this.capability}" capability needed by ${this.method}`
+  }
+}
+
+/**
+ * No connected server offers a tool of that name.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolNotFoundError extends Schema.TaggedError<ToolNotFoundError>()("ToolNotFoundError", {
+  name: Schema.String,
+  server: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return this.server === undefined
+      ? `no server offers a tool named "${this.name}"`
+      : `server ${this.server} offers no tool named "${this.name}"`
+  }
+}
+
+/**
+ * A bare tool name is offered by more than one server; pass `server` to choose.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AmbiguousToolError extends Schema.TaggedError<AmbiguousToolError>()("AmbiguousToolError", {
+  name: Schema.String,
+  servers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `tool "${this.name}" is offered by several servers (${this.servers.join(", ")}); pass { server }`
+  }
+}
+
+/**
+ * No configured server has that name.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerNotFoundError extends Schema.TaggedError<ServerNotFoundError>()("ServerNotFoundError", {
+  server: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `no server named "${this.server}" (known: ${this.known.join(", ") || "none"})`
+  }
+}
+
+/**
+ * A server configuration or a configuration file is invalid.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Errors of the wire: the request may or may not have reached the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportError = ConnectionError | RequestTimeoutError
+
+/**
+ * Everything a request to a server can fail with once the connection is up.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestError = TransportError | ServerError | InvalidResponseError
+
+/**
+ * What opening a connection (process start and handshake) can fail with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectError = RequestError | UnsupportedProtocolVersionError
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type McpError =
+  | ConnectionError
+  | RequestTimeoutError
+  | ServerError
+  | InvalidResponseError
+  | UnsupportedProtocolVersionError
+  | CapabilityError
+  | ToolNotFoundError
+  | AmbiguousToolError
+  | ServerNotFoundError
+  | ConfigError
+
+const tags = new Set<string>([
+  "ConnectionError",
+  "RequestTimeoutError",
+  "ServerError",
+  "InvalidResponseError",
+  "UnsupportedProtocolVersionError",
+  "CapabilityError",
+  "ToolNotFoundError",
+  "AmbiguousToolError",
+  "ServerNotFoundError",
+  "ConfigError"
+])
+
+/**
+ * True for any error this library produces.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isMcpError = (u: unknown): u is McpError =>
+  Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && tags.has(u._tag)

@@ -1,0 +1,94 @@
+/**
+ * JSON-RPC correlation over one transport: request ids, the pending map, timeouts,
+ * cancellation, progress routing and answering server-initiated requests.
+ *
+ * Requests complete through a callback registered in the pending map, and all deadlines are
+ * watched by one fiber sleeping on `Clock` until the earliest one — no timer or fiber per
+ * request (see `docs/architecture.md`).
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/rpcPeer.js"
+import type { ConnectionError, RequestError, ServerError } from "./McpError.js"
+import type { TransportFactory } from "./Transport.js"
+
+/**
+ * A `notifications/progress` payload routed to the request that asked for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  /** Timeout in milliseconds; defaults to the peer's `defaultTimeoutMs`. */
+  readonly timeoutMs?: number | undefined
+  /** Receives this request's own progress notifications; adds a `progressToken` to `_meta`. */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+  /** Whether a timeout or interruption sends `notifications/cancelled` (not for `initialize`). */
+  readonly cancellable?: boolean | undefined
+}
+
+/**
+ * Serves one server-initiated request; `undefined` means "method not found".
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestHandler = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => Effect.Effect<unknown, ServerError> | undefined
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R> {
+  readonly server: string
+  readonly transport: TransportFactory<R>
+  readonly defaultTimeoutMs: number
+  /** Every notification the peer does not consume itself (progress, cancellation). */
+  readonly onNotification: (method: string, params: Record<string, unknown> | undefined) => void
+  readonly onRequest: RequestHandler
+  /** Called once when the connection dies. */
+  readonly onClose?: ((error: ConnectionError) => void) | undefined
+  /** How many server-initiated requests may run at once; more are refused (default 16). */
+  readonly maxConcurrentServerRequests?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RpcPeer {
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options?: RequestOptions
+  ) => Effect.Effect<unknown, RequestError>
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, ConnectionError>
+  /** Whether the transport is still open. */
+  readonly isOpen: () => boolean
+  /** Resolves when the connection dies, with the reason. */
+  readonly closed: Effect.Effect<ConnectionError>
+  readonly description: string
+}
+
+/**
+ * Opens the transport in the current scope and starts correlating.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: <R>(options: Options<R>) => Effect.Effect<RpcPeer, ConnectionError, Scope.Scope | R> = internal.make

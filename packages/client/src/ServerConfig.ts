@@ -1,0 +1,21 @@
+/**
+ * How to reach one server: its name, its transport and per-server options.
+ *
+ * @since 0.1.0
+ */
+import type * as Duration from "effect/Duration"
+import type { TransportFactory } from "./Transport.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServerConfig<R = never> {
+  /** Name used to route calls (`{ server }`) and in errors. */
+  readonly name: string
+  /** Transport kind, for display: `stdio`, `memory`, … */
+  readonly kind: string
+  readonly transport: TransportFactory<R>
+  /** Default timeout of every request to this server (default 30 seconds). */
+  readonly readTimeout?: Duration.DurationInput | undefined
+}

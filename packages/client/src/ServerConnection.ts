@@ -1,0 +1,105 @@
+/**
+ * A connection to one MCP server, whatever its era and transport: it opens the transport,
+ * runs the era's opening exchange, reopens after the server died, and implements the
+ * features (pagination, list caches, `_meta` lifting, progress) once for every era.
+ *
+ * @since 0.1.0
+ */
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/serverConnection.js"
+import type { CapabilityError, ConnectError } from "./McpError.js"
+import type * as McpSchema from "./McpSchema.js"
+import type { Negotiated } from "./Protocol.js"
+import type { Progress } from "./RpcPeer.js"
+import type { ServerConfig } from "./ServerConfig.js"
+
+/**
+ * Per-call options of a request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  /** Overrides the server's `readTimeout` for this call. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Receives this call's `notifications/progress`. */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+}
+
+/**
+ * A host listener for server notifications, called after the client's own bookkeeping.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type NotificationListener = (
+  server: string,
+  method: string,
+  params: Record<string, unknown> | undefined
+) => void
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly clientInfo: McpSchema.Implementation
+  /** Called for every server notification, after list caches were invalidated. */
+  readonly onNotification: NotificationListener
+  /** Most pages one list call follows before it stops with a warning (default 100). */
+  readonly maxPages?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServerConnection {
+  readonly name: string
+  readonly kind: string
+  /** What the last opening exchange established; `undefined` before the first one. */
+  readonly negotiated: () => Negotiated | undefined
+  /** Opens the connection if it is not open (again, after the server died). */
+  readonly connect: Effect.Effect<Negotiated, ConnectError>
+  readonly ping: (options?: RequestOptions) => Effect.Effect<void, ConnectError>
+  readonly listTools: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError>
+  readonly callTool: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError>
+  readonly listPrompts: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Prompt>, ConnectError>
+  readonly getPrompt: (
+    name: string,
+    args?: Record<string, string>,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError>
+  readonly listResources: (
+    options?: RequestOptions
+  ) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, ConnectError>
+  readonly listResourceTemplates: (
+    options?: RequestOptions
+  ) => Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, ConnectError>
+  readonly readResource: (
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError>
+  readonly complete: (
+    request: McpSchema.CompleteRequest,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CompleteResult, ConnectError | CapabilityError>
+}
+
+/**
+ * Connects to the server in the current scope; closing the scope closes the connection
+ * (and stops a server process).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: <R>(
+  config: ServerConfig<R>,
+  options: Options
+) => Effect.Effect<ServerConnection, ConnectError, Scope.Scope | R> = internal.make

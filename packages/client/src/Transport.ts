@@ -1,0 +1,49 @@
+/**
+ * The message-level contract every transport implements.
+ *
+ * A transport is opened with a {@link TransportSink}: the transport pushes each decoded message
+ * (or its own death) into the sink synchronously, and the layer above correlates. Delivering
+ * through a callback rather than a `Stream` per request keeps the per-request cost of an
+ * Effect client near a raw JSON-RPC loop (see `docs/architecture.md`).
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { ConnectionError } from "./McpError.js"
+
+/**
+ * Where a transport delivers what arrives from the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TransportSink {
+  /** One parsed JSON value from the peer; its envelope is checked by the receiver. */
+  readonly onMessage: (message: unknown) => void
+  /** The connection is gone (process exit, closed pipe). Called at most once. */
+  readonly onClose: (error: ConnectionError) => void
+}
+
+/**
+ * An open connection to one server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Transport {
+  /** Sends one JSON-RPC message. */
+  readonly send: (message: object) => Effect.Effect<void, ConnectionError>
+  /** Short description for logs and errors, e.g. `stdio:node server.js`. Never holds credentials. */
+  readonly description: string
+}
+
+/**
+ * Opens a connection in the given scope; closing the scope closes the connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportFactory<R = never> = (
+  sink: TransportSink
+) => Effect.Effect<Transport, ConnectionError, Scope.Scope | R>

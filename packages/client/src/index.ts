@@ -1,0 +1,40 @@
+/**
+ * @since 0.1.0
+ */
+export * as InMemory from "./InMemory.js"
+/**
+ * @since 0.1.0
+ */
+export * as McpClient from "./McpClient.js"
+/**
+ * @since 0.1.0
+ */
+export * as McpError from "./McpError.js"
+/**
+ * @since 0.1.0
+ */
+export * as McpSchema from "./McpSchema.js"
+/**
+ * @since 0.1.0
+ */
+export * as Protocol from "./Protocol.js"
+/**
+ * @since 0.1.0
+ */
+export * as RpcPeer from "./RpcPeer.js"
+/**
+ * @since 0.1.0
+ */
+export * as ServerConfig from "./ServerConfig.js"
+/**
+ * @since 0.1.0
+ */
+export * as ServerConnection from "./ServerConnection.js"
+/**
+ * @since 0.1.0
+ */
+export * as Stdio from "./Stdio.js"
+/**
+ * @since 0.1.0
+ */
+export * as Transport from "./Transport.js"

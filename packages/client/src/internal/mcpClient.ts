@@ -1,0 +1,167 @@
+/** @internal */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as McpClient from "../McpClient.js"
+import { AmbiguousToolError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
+import type { ConnectError } from "../McpError.js"
+import type * as McpSchema from "../McpSchema.js"
+import * as ServerConnection from "../ServerConnection.js"
+
+/** @internal */
+export const clientInfo: McpSchema.Implementation = { name: "mcp-effect", version: "0.1.0" }
+
+type Feature = "tools" | "prompts" | "resources"
+
+/** @internal */
+export const make = <R>(
+  options: McpClient.Options<R>
+): Effect.Effect<McpClient.Service, ConnectError, Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const listeners = new Set<ServerConnection.NotificationListener>()
+    const onNotification: ServerConnection.NotificationListener = (server, method, params) => {
+      for (const listener of listeners) {
+        try {
+          listener(server, method, params)
+        } catch (error) {
+          Effect.runFork(Effect.logWarning(`notification listener threw on ${method} from ${server}: ${String(error)}`))
+        }
+      }
+    }
+    const connectionOptions: ServerConnection.Options = {
+      clientInfo: options.clientInfo ?? clientInfo,
+      onNotification,
+      maxPages: options.maxPages
+    }
+    const servers = yield* Effect.forEach(
+      options.servers,
+      (config) => ServerConnection.make(config, connectionOptions),
+      { concurrency: "unbounded" }
+    )
+    const byName = new Map(servers.map((s) => [s.name, s]))
+    const names = servers.map((s) => s.name)
+
+    const server = (name: string) => {
+      const found = byName.get(name)
+      return found === undefined
+        ? Effect.fail(new ServerNotFoundError({ server: name, known: names }))
+        : Effect.succeed(found)
+    }
+
+    const offers = (connection: ServerConnection.ServerConnection, feature: Feature) => {
+      const negotiated = connection.negotiated()
+      return negotiated === undefined || negotiated.capabilities[feature] !== undefined
+    }
+
+    const targets = (selected: string | undefined, feature: Feature) =>
+      selected === undefined
+        ? Effect.succeed(servers.filter((s) => offers(s, feature)))
+        : Effect.map(server(selected), (s) => [s])
+
+    const aggregate = <A>(
+      feature: Feature,
+      selected: string | undefined,
+      list: (connection: ServerConnection.ServerConnection) => Effect.Effect<ReadonlyArray<A>, ConnectError>
+    ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
+      Effect.flatMap(targets(selected, feature), (connections) =>
+        Effect.map(
+          Effect.forEach(
+            connections,
+            (c) => Effect.map(list(c), (items) => items.map((item) => ({ ...item, server: c.name }))),
+            {
+              concurrency: "unbounded"
+            }
+          ),
+          (lists) => lists.flat()
+        ))
+
+    const listTools: McpClient.Service["listTools"] = (listOptions) =>
+      aggregate("tools", listOptions?.server, (c) => c.listTools(listOptions))
+
+    const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
+      Effect.flatMap(listTools({ server: findOptions?.server }), (tools): Effect.Effect<
+        McpClient.ServerTool,
+        ToolNotFoundError | AmbiguousToolError
+      > => {
+        const matches = tools.filter((t) => t.name === name)
+        if (matches.length === 1) return Effect.succeed(matches[0]!)
+        if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
+        return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
+      })
+
+    const callTool: McpClient.Service["callTool"] = (name, args, callOptions) => {
+      const target = callOptions?.server !== undefined
+        ? server(callOptions.server)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
+        : Effect.flatMap(findTool(name), (tool) => server(tool.server))
+      return Effect.flatMap(target, (c) => c.callTool(name, args, callOptions))
+    }
+
+    // Prompts and resources are routed to the server that lists them, else to the first one,
+    // whose own error then says what is wrong.
+    const locate = (
+      selected: string | undefined,
+      find: Effect.Effect<string | undefined, ConnectError | ServerNotFoundError>
+    ): Effect.Effect<ServerConnection.ServerConnection, ConnectError | ServerNotFoundError> => {
+      if (selected !== undefined) return server(selected)
+      if (servers.length === 1) return Effect.succeed(servers[0]!)
+      return Effect.flatMap(find, (name) =>
+        name !== undefined
+          ? server(name)
+          : servers.length > 0
+          ? Effect.succeed(servers[0]!)
+          : Effect.fail(new ServerNotFoundError({ server: "(any)", known: names })))
+    }
+
+    const listPrompts: McpClient.Service["listPrompts"] = (listOptions) =>
+      aggregate("prompts", listOptions?.server, (c) => c.listPrompts(listOptions))
+    const listResources: McpClient.Service["listResources"] = (listOptions) =>
+      aggregate("resources", listOptions?.server, (c) => c.listResources(listOptions))
+
+    const promptServer = (name: string, selected: string | undefined) =>
+      locate(selected, Effect.map(listPrompts(), (prompts) => prompts.find((p) => p.name === name)?.server))
+
+    return {
+      servers,
+      server,
+      listTools,
+      findTool,
+      callTool,
+      callTools: (calls, requestOptions) =>
+        Effect.forEach(
+          calls,
+          (call) => callTool(call.name, call.arguments, { ...requestOptions, server: call.server }),
+          { concurrency: "unbounded" }
+        ),
+      listPrompts,
+      getPrompt: (name, args, callOptions) =>
+        Effect.flatMap(promptServer(name, callOptions?.server), (c) => c.getPrompt(name, args, callOptions)),
+      listResources,
+      listResourceTemplates: (listOptions) =>
+        aggregate("resources", listOptions?.server, (c) => c.listResourceTemplates(listOptions)),
+      readResource: (uri, callOptions) =>
+        Effect.flatMap(
+          locate(
+            callOptions?.server,
+            Effect.map(listResources(), (resources) => resources.find((r) => r.uri === uri)?.server)
+          ),
+          (c) => c.readResource(uri, callOptions)
+        ),
+      complete: (request, callOptions) =>
+        Effect.flatMap(
+          request.ref.type === "ref/prompt"
+            ? promptServer(request.ref.name, callOptions?.server)
+            : locate(callOptions?.server, Effect.succeed(undefined)),
+          (c) => c.complete(request, callOptions)
+        ),
+      ping: (callOptions) =>
+        callOptions?.server !== undefined
+          ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
+          : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
+      onNotification: (listener) =>
+        Effect.acquireRelease(
+          Effect.sync(() => listeners.add(listener)),
+          () => Effect.sync(() => listeners.delete(listener))
+        )
+    } satisfies McpClient.Service
+  })

@@ -1,0 +1,306 @@
+/** @internal */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import { ConnectionError, RequestTimeoutError, ServerError } from "../McpError.js"
+import type { RequestError } from "../McpError.js"
+import type { Options, Progress, RequestOptions, RpcPeer } from "../RpcPeer.js"
+import type { Transport } from "../Transport.js"
+
+interface Pending {
+  readonly method: string
+  readonly deadline: number
+  readonly timeoutMs: number
+  readonly cancellable: boolean
+  readonly onProgress: ((progress: Progress) => void) | undefined
+  resume: ((effect: Effect.Effect<unknown, RequestError>) => void) | undefined
+  settled: Effect.Effect<unknown, RequestError> | undefined
+}
+
+type Params = Record<string, unknown> | undefined
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const paramsOf = (u: unknown): Params => (isObject(u) ? u : undefined)
+
+const describeId = (id: unknown): string => (typeof id === "string" ? JSON.stringify(id.slice(0, 32)) : String(id))
+
+/** @internal */
+export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionError, Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const server = options.server
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
+    const log = (level: "warn" | "debug", message: string) =>
+      runFork(level === "warn" ? Effect.logWarning(message) : Effect.logDebug(message))
+
+    const pending = new Map<string | number, Pending>()
+    let nextId = 1
+    let closedWith: ConnectionError | undefined
+    const closed = yield* Deferred.make<ConnectionError>()
+    let transport: Transport | undefined = undefined
+
+    // One fiber watches every deadline: it sleeps until the earliest, and is woken only when
+    // a request's deadline is earlier than the one it sleeps towards (rare: timeouts are
+    // mostly equal), so a request costs no timer of its own.
+    let wakeAt = Infinity
+    let wake = Deferred.unsafeMake<void>(FiberId.none)
+    const watchDeadline = (deadline: number) => {
+      if (deadline < wakeAt) {
+        wakeAt = deadline
+        Deferred.unsafeDone(wake, Exit.void)
+      }
+    }
+
+    const settle = (id: string | number, entry: Pending, result: Effect.Effect<unknown, RequestError>) => {
+      pending.delete(id)
+      if (entry.resume !== undefined) entry.resume(result)
+      else entry.settled = result
+    }
+
+    const sendCancelled = (id: string | number, reason: string) => {
+      if (transport === undefined || closedWith !== undefined) return
+      runFork(Effect.ignore(transport.send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason }
+      })))
+    }
+
+    const expire = (now: number) => {
+      let earliest = Infinity
+      for (const [id, entry] of pending) {
+        if (entry.deadline <= now) {
+          settle(id, entry, new RequestTimeoutError({ server, method: entry.method, timeoutMs: entry.timeoutMs }))
+          if (entry.cancellable) sendCancelled(id, `timed out after ${entry.timeoutMs} ms`)
+        } else if (entry.deadline < earliest) {
+          earliest = entry.deadline
+        }
+      }
+      return earliest
+    }
+
+    const deadlineLoop: Effect.Effect<never> = Effect.suspend(() => {
+      wake = Deferred.unsafeMake<void>(FiberId.none)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const earliest = expire(now)
+        wakeAt = earliest
+        const signal = Deferred.await(wake)
+        return earliest === Infinity ? signal : Effect.raceFirst(Effect.sleep(earliest - now), signal)
+      })
+    }).pipe(Effect.forever)
+    yield* Effect.forkScoped(deadlineLoop)
+
+    const failAll = (error: ConnectionError) => {
+      for (const [id, entry] of pending) settle(id, entry, error)
+    }
+
+    const onClose = (error: ConnectionError) => {
+      if (closedWith !== undefined) return
+      closedWith = error
+      failAll(error)
+      Deferred.unsafeDone(closed, Exit.succeed(error))
+      options.onClose?.(error)
+    }
+
+    // Server-initiated requests run in the connection's scope under a fixed budget.
+    const serverRequests = yield* FiberSet.make<void>()
+    const serverRequestFibers = new Map<string | number, Fiber.RuntimeFiber<void>>()
+    const maxServerRequests = options.maxConcurrentServerRequests ?? 16
+    let runningServerRequests = 0
+
+    const respond = (message: object) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message))
+
+    const onServerRequest = (id: string | number, method: string, params: Params) => {
+      const reply = (error: { code: number; message: string }) => runFork(respond({ jsonrpc: "2.0", id, error }))
+      if (runningServerRequests >= maxServerRequests) {
+        log("warn", `${server}: refused server request ${method} id=${describeId(id)}: concurrency budget exhausted`)
+        return reply({ code: -32603, message: "Too many concurrent requests" })
+      }
+      const handled = options.onRequest(method, params)
+      if (handled === undefined) return reply({ code: -32601, message: `Method not found: ${method}` })
+      runningServerRequests++
+      const program = handled.pipe(
+        Effect.matchCauseEffect({
+          onSuccess: (result) => respond({ jsonrpc: "2.0", id, result }),
+          onFailure: (cause) => {
+            const failure = Cause.failureOption(cause)
+            if (failure._tag === "Some") {
+              return respond({
+                jsonrpc: "2.0",
+                id,
+                error: { code: failure.value.code, message: failure.value.message }
+              })
+            }
+            if (Cause.isInterruptedOnly(cause)) return Effect.void
+            // Host exception details stay local; the server gets a constant message.
+            return Effect.zipRight(
+              Effect.logWarning(`${server}: handler for ${method} failed`, cause),
+              respond({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } })
+            )
+          }
+        }),
+        Effect.ensuring(Effect.sync(() => {
+          runningServerRequests--
+          serverRequestFibers.delete(id)
+        }))
+      )
+      const running = runFork(program)
+      if (running.unsafePoll() === null) {
+        FiberSet.unsafeAdd(serverRequests, running)
+        serverRequestFibers.set(id, running)
+      }
+    }
+
+    const onResponse = (message: Record<string, unknown>) => {
+      const id = message.id as string | number
+      const entry = pending.get(id)
+      if (entry === undefined) {
+        log("debug", `${server}: dropped unsolicited response id=${describeId(id)}`)
+        return
+      }
+      if ("error" in message) {
+        const error = paramsOf(message.error)
+        settle(
+          id,
+          entry,
+          new ServerError({
+            server,
+            method: entry.method,
+            code: typeof error?.code === "number" ? error.code : -32603,
+            message: typeof error?.message === "string" ? error.message : "Malformed error response",
+            data: error?.data
+          })
+        )
+      } else {
+        settle(id, entry, Effect.succeed(message.result))
+      }
+    }
+
+    const onProgress = (params: Params) => {
+      const token = params?.progressToken
+      if (typeof token !== "number" && typeof token !== "string") return
+      const entry = pending.get(token)
+      if (entry?.onProgress === undefined || typeof params?.progress !== "number") return
+      entry.onProgress({
+        progress: params.progress,
+        total: typeof params.total === "number" ? params.total : undefined,
+        message: typeof params.message === "string" ? params.message : undefined
+      })
+    }
+
+    const onNotification = (method: string, params: Params) => {
+      if (method === "notifications/progress") return onProgress(params)
+      if (method === "notifications/cancelled") {
+        const requestId = params?.requestId
+        const fiber = (typeof requestId === "string" || typeof requestId === "number")
+          ? serverRequestFibers.get(requestId)
+          : undefined
+        if (fiber !== undefined) runFork(Fiber.interrupt(fiber))
+      }
+      try {
+        options.onNotification(method, params)
+      } catch (error) {
+        log("warn", `${server}: notification listener for ${method} threw: ${String(error)}`)
+      }
+    }
+
+    const onOne = (message: unknown) => {
+      if (!isObject(message)) {
+        log("warn", `${server}: skipped a message that is not a JSON-RPC object`)
+        return
+      }
+      const id = message.id
+      const method = message.method
+      const hasId = typeof id === "string" || typeof id === "number"
+      if (typeof method === "string") {
+        if (hasId) onServerRequest(id, method, paramsOf(message.params))
+        else if (id === undefined) onNotification(method, paramsOf(message.params))
+        else log("warn", `${server}: skipped request ${method.slice(0, 64)} with an invalid id`)
+      } else if (hasId && ("result" in message || "error" in message)) {
+        onResponse(message)
+      } else {
+        log("warn", `${server}: skipped a malformed JSON-RPC message${hasId ? ` id=${describeId(id)}` : ""}`)
+      }
+    }
+
+    const onMessage = (message: unknown) => {
+      if (Array.isArray(message)) { for (const item of message) onOne(item) }
+      else onOne(message)
+    }
+
+    transport = yield* options.transport({
+      onMessage,
+      onClose
+    })
+    const open = transport
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => onClose(new ConnectionError({ server, message: "connection closed" })))
+    )
+
+    const request = (
+      method: string,
+      params: Params,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<unknown, RequestError> =>
+      Effect.suspend(() => {
+        if (closedWith !== undefined) return Effect.fail(closedWith)
+        const id = nextId++
+        const timeoutMs = requestOptions?.timeoutMs ?? options.defaultTimeoutMs
+        const onProgressCallback = requestOptions?.onProgress
+        let outgoing = params
+        if (onProgressCallback !== undefined) {
+          const meta = paramsOf(params?._meta)
+          outgoing = { ...params, _meta: { ...meta, progressToken: id } }
+        }
+        const message = outgoing === undefined
+          ? { jsonrpc: "2.0", id, method }
+          : { jsonrpc: "2.0", id, method, params: outgoing }
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const entry: Pending = {
+            method,
+            deadline: now + timeoutMs,
+            timeoutMs,
+            cancellable: requestOptions?.cancellable ?? true,
+            onProgress: onProgressCallback,
+            resume: undefined,
+            settled: undefined
+          }
+          pending.set(id, entry)
+          watchDeadline(entry.deadline)
+          const abandon = Effect.sync(() => {
+            if (pending.delete(id) && entry.cancellable) sendCancelled(id, "request abandoned by the client")
+          })
+          return open.send(message).pipe(
+            Effect.tapError(() => Effect.sync(() => pending.delete(id))),
+            Effect.zipRight(
+              Effect.async<unknown, RequestError>((resume) => {
+                if (entry.settled !== undefined) return resume(entry.settled)
+                entry.resume = resume
+                return abandon
+              })
+            ),
+            Effect.onInterrupt(() => abandon)
+          )
+        })
+      })
+
+    const notify = (method: string, params?: Record<string, unknown>) =>
+      open.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params })
+
+    return {
+      request,
+      notify,
+      isOpen: () => closedWith === undefined,
+      closed: Deferred.await(closed),
+      description: open.description
+    } satisfies RpcPeer
+  })
