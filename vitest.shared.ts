@@ -10,11 +10,11 @@ export const shared: UserConfig = {
   resolve: {
     alias: [
       { find: /^@mcp-effect\/client$/, replacement: path.join(pkg("client"), "index.ts") },
-      { find: /^@mcp-effect\/client\/(.*)\.js$/, replacement: path.join(pkg("client"), "$1.ts") },
+      { find: /^@mcp-effect\/client\/(.*)$/, replacement: path.join(pkg("client"), "$1.ts") },
       { find: /^@mcp-effect\/testing$/, replacement: path.join(pkg("testing"), "index.ts") },
-      { find: /^@mcp-effect\/testing\/(.*)\.js$/, replacement: path.join(pkg("testing"), "$1.ts") },
+      { find: /^@mcp-effect\/testing\/(.*)$/, replacement: path.join(pkg("testing"), "$1.ts") },
       { find: /^@mcp-effect\/node$/, replacement: path.join(pkg("node"), "index.ts") },
-      { find: /^@mcp-effect\/node\/(.*)\.js$/, replacement: path.join(pkg("node"), "$1.ts") }
+      { find: /^@mcp-effect\/node\/(.*)$/, replacement: path.join(pkg("node"), "$1.ts") }
     ]
   },
   test: {

@@ -38,3 +38,11 @@ export * as Stdio from "./Stdio.js"
  * @since 0.1.0
  */
 export * as Transport from "./Transport.js"
+/**
+ * @since 0.1.0
+ */
+export * as McpConfig from "./McpConfig.js"
+/**
+ * @since 0.1.0
+ */
+export * as Target from "./Target.js"

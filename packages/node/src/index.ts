@@ -1,1 +1,16 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+export * as Connect from "./Connect.js"
+/**
+ * @since 0.1.0
+ */
+export * as NodeMcpClient from "./NodeMcpClient.js"
+/**
+ * @since 0.1.0
+ */
+export { connect } from "./Connect.js"
+/**
+ * @since 0.1.0
+ */
+export { McpClientLive } from "./NodeMcpClient.js"

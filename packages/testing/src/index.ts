@@ -1,1 +1,8 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+export * as FakeServer from "./FakeServer.js"
+/**
+ * @since 0.1.0
+ */
+export * as Scenarios from "./Scenarios.js"

@@ -1,0 +1,206 @@
+/**
+ * The Promise facade for plain async code: `connect(target | targets, options)` returns a
+ * client whose methods return Promises and reject with the same error classes as the Effect
+ * API, so `instanceof` works.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import { ConfigError } from "@mcp-effect/client/McpError"
+import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type { Negotiated } from "@mcp-effect/client/Protocol"
+import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
+import * as Target from "@mcp-effect/client/Target"
+import * as Cause from "effect/Cause"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectOptions {
+  readonly readTimeout?: Duration.DurationInput | undefined
+  readonly clientInfo?: McpSchema.Implementation | undefined
+  /** Forces a transport instead of detecting one from the target. */
+  readonly transport?: Target.TargetOptions["transport"]
+  /** Server name (single target only); defaults to the command's base name. */
+  readonly name?: string | undefined
+  readonly env?: Record<string, string> | undefined
+  readonly cwd?: string | undefined
+  /** Least severe level logged (default `Warning`). */
+  readonly logLevel?: "All" | "Debug" | "Info" | "Warning" | "Error" | "None" | undefined
+}
+
+/**
+ * A connected server as the facade shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServerHandle {
+  readonly name: string
+  readonly kind: string
+  readonly era: Negotiated["era"] | undefined
+  readonly protocolVersion: string | undefined
+  readonly serverInfo: McpSchema.Implementation | undefined
+  readonly instructions: string | undefined
+  readonly capabilities: McpSchema.ServerCapabilities | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Client {
+  readonly servers: ReadonlyArray<ServerHandle>
+  readonly listTools: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerTool>>
+  readonly findTool: (name: string, options?: { readonly server?: string }) => Promise<McpClient.ServerTool>
+  readonly callTool: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: McpClient.CallOptions
+  ) => Promise<McpSchema.CallToolResult>
+  readonly callTools: (
+    calls: ReadonlyArray<McpClient.ToolCall>,
+    options?: RequestOptions
+  ) => Promise<ReadonlyArray<McpSchema.CallToolResult>>
+  readonly listPrompts: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerPrompt>>
+  readonly getPrompt: (
+    name: string,
+    args?: Record<string, string>,
+    options?: McpClient.CallOptions
+  ) => Promise<McpSchema.GetPromptResult>
+  readonly listResources: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerResource>>
+  readonly listResourceTemplates: (
+    options?: McpClient.ListOptions
+  ) => Promise<ReadonlyArray<McpClient.ServerResourceTemplate>>
+  readonly readResource: (uri: string, options?: McpClient.CallOptions) => Promise<McpSchema.ReadResourceResult>
+  readonly complete: (
+    request: McpSchema.CompleteRequest,
+    options?: McpClient.CallOptions
+  ) => Promise<McpSchema.CompleteResult>
+  readonly ping: (options?: McpClient.CallOptions) => Promise<void>
+  /** Adds a notification listener; returns a function that removes it. */
+  readonly onNotification: (listener: NotificationListener) => () => void
+  /** Closes every connection (and stops server processes). */
+  readonly close: () => Promise<void>
+}
+
+const handle = (connection: ServerConnection): ServerHandle => ({
+  name: connection.name,
+  kind: connection.kind,
+  get era() {
+    return connection.negotiated()?.era
+  },
+  get protocolVersion() {
+    return connection.negotiated()?.protocolVersion
+  },
+  get serverInfo() {
+    return connection.negotiated()?.serverInfo
+  },
+  get instructions() {
+    return connection.negotiated()?.instructions
+  },
+  get capabilities() {
+    return connection.negotiated()?.capabilities
+  }
+})
+
+/**
+ * The server configurations for one target or a list of them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const configsFor = (
+  targets: Target.Target | ReadonlyArray<Target.Target>,
+  options: ConnectOptions = {}
+) => {
+  const list: ReadonlyArray<Target.Target> = typeof targets !== "string" && Target.isTargetList(targets)
+    ? targets as ReadonlyArray<Target.Target>
+    : [targets as Target.Target]
+  if (list.length > 1 && options.name !== undefined) {
+    return Effect.fail(new ConfigError({ message: "name applies to a single target only" }))
+  }
+  return Effect.forEach(list, (target) =>
+    Target.toConfig(target, {
+      name: options.name,
+      readTimeout: options.readTimeout,
+      transport: options.transport,
+      env: options.env,
+      cwd: options.cwd
+    }))
+}
+
+/**
+ * Connects to one server or several and resolves once every one of them is connected.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connect = async (
+  targets: Target.Target | ReadonlyArray<Target.Target>,
+  options: ConnectOptions = {}
+): Promise<Client> => {
+  const servers = await run(configsFor(targets, options))
+  const runtime = ManagedRuntime.make(
+    McpClient.layer({ servers, clientInfo: options.clientInfo }).pipe(
+      Layer.provide(NodeContext.layer),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
+    )
+  )
+  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
+    runtime.runPromiseExit(effect).then(unwrap)
+  let service: McpClient.Service
+  try {
+    service = await runOn(McpClient.McpClient)
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+  const listenerScope = await Effect.runPromise(Scope.make())
+  return {
+    servers: service.servers.map(handle),
+    listTools: (o) => runOn(service.listTools(o)),
+    findTool: (name, o) => runOn(service.findTool(name, o)),
+    callTool: (name, args, o) => runOn(service.callTool(name, args, o)),
+    callTools: (calls, o) => runOn(service.callTools(calls, o)),
+    listPrompts: (o) => runOn(service.listPrompts(o)),
+    getPrompt: (name, args, o) => runOn(service.getPrompt(name, args, o)),
+    listResources: (o) => runOn(service.listResources(o)),
+    listResourceTemplates: (o) => runOn(service.listResourceTemplates(o)),
+    readResource: (uri, o) => runOn(service.readResource(uri, o)),
+    complete: (request, o) => runOn(service.complete(request, o)),
+    ping: (o) => runOn(service.ping(o)),
+    onNotification: (listener) => {
+      let active = true
+      const guarded: NotificationListener = (server, method, params) => {
+        if (active) listener(server, method, params)
+      }
+      Effect.runSync(Scope.extend(service.onNotification(guarded), listenerScope))
+      return () => {
+        active = false
+      }
+    },
+    close: async () => {
+      await Effect.runPromise(Scope.close(listenerScope, Exit.void))
+      await runtime.dispose()
+    }
+  }
+}
+
+const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromiseExit(effect).then(unwrap)
+
+/** Rejects with the error itself (not a wrapper), so `instanceof` works for callers. */
+const unwrap = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw Cause.squash(exit.cause)
+}

@@ -1,0 +1,61 @@
+/**
+ * Node layers of the client: {@link McpClientLive} reads the servers from an `mcpServers` JSON
+ * file, {@link layer} takes them as options. Both provide the Node platform (process spawning,
+ * file system).
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import * as McpConfig from "@mcp-effect/client/McpConfig"
+import { ConfigError } from "@mcp-effect/client/McpError"
+import type { ConnectError } from "@mcp-effect/client/McpError"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * The configuration file's path: `MCP_CONFIG`, else `./mcp.json`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const configPath: Config.Config<string> = Config.string("MCP_CONFIG").pipe(Config.withDefault("mcp.json"))
+
+/**
+ * A client for the servers of the configuration file at `path`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const fromFile = (
+  path: string,
+  options?: Omit<McpClient.Options, "servers">
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  Layer.unwrapScoped(
+    Effect.map(McpConfig.load(path), (servers) => McpClient.layer({ ...options, servers }))
+  ).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * A client for servers given as options (stdio servers need the Node platform this provides).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: McpClient.Options<NodeContext.NodeContext>
+): Layer.Layer<McpClient.McpClient, ConnectError> => McpClient.layer(options).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * The client for the servers of the configuration file named by `MCP_CONFIG` (default
+ * `./mcp.json`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const McpClientLive: Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> = Layer.unwrapEffect(
+  Effect.map(
+    Effect.mapError(configPath, (error) => new ConfigError({ message: String(error) })),
+    (path) => fromFile(path)
+  )
+)

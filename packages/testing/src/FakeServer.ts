@@ -1,0 +1,403 @@
+/**
+ * A programmable MCP server for tests and demos: tools with handlers, prompts, resources,
+ * templates, completions, pagination, list changes, progress, delays and scripted faults.
+ * One definition serves in-memory connections ({@link FakeServer.config}) and, through the
+ * `mcp-effect-fake-server` executable, a real stdio process.
+ *
+ * @since 0.1.0
+ */
+import * as InMemory from "@mcp-effect/client/InMemory"
+import { ConnectionError } from "@mcp-effect/client/McpError"
+import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+
+/**
+ * What a tool handler can do besides returning its result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolContext {
+  /** Sends `notifications/progress` for this call (only when the client asked for progress). */
+  readonly progress: (progress: number, total?: number, message?: string) => Effect.Effect<void>
+  /** Sends any notification to the client. */
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+  /** Closes the connection as a crashing process would. */
+  readonly crash: Effect.Effect<void>
+}
+
+/**
+ * A handler's answer: a full result, or text that becomes one text block.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolAnswer = string | { readonly content: ReadonlyArray<unknown>; readonly [key: string]: unknown }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolDefinition {
+  readonly tool: McpSchema.Tool
+  readonly handler: (args: Record<string, unknown>, context: ToolContext) => Effect.Effect<ToolAnswer>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromptDefinition {
+  readonly prompt: McpSchema.Prompt
+  readonly render: (args: Record<string, string>) => McpSchema.GetPromptResult
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResourceDefinition {
+  readonly resource: McpSchema.Resource
+  readonly contents: ReadonlyArray<McpSchema.ResourceContents>
+}
+
+/**
+ * A scripted misbehaviour, applied to requests of `method` (`*` for any), at most `times`
+ * times (default: always).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fault =
+  & { readonly method: string; readonly times?: number | undefined }
+  & (
+    | { readonly action: "error"; readonly code: number; readonly message: string; readonly data?: unknown }
+    /** Never answers. */
+    | { readonly action: "silence" }
+    /** Answers with a line that is not JSON first, then answers normally. */
+    | { readonly action: "malformed" }
+    /** Answers with a response for an id nobody asked for first, then answers normally. */
+    | { readonly action: "unsolicited" }
+    /** Closes the connection instead of answering (a stdio server exits). */
+    | { readonly action: "crash" }
+    /** Answers after a delay. */
+    | { readonly action: "delay"; readonly millis: number }
+    /** Answers with this result instead. */
+    | { readonly action: "result"; readonly result: unknown }
+    /** Pagination: answers every page with the same `nextCursor`. */
+    | { readonly action: "repeat-cursor" }
+  )
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Definition {
+  readonly serverInfo?: McpSchema.Implementation | undefined
+  readonly instructions?: string | undefined
+  /** Replaces the capabilities derived from what the definition serves. */
+  readonly capabilities?: Record<string, unknown> | undefined
+  readonly tools?: ReadonlyArray<ToolDefinition> | undefined
+  readonly prompts?: ReadonlyArray<PromptDefinition> | undefined
+  readonly resources?: ReadonlyArray<ResourceDefinition> | undefined
+  readonly resourceTemplates?: ReadonlyArray<McpSchema.ResourceTemplate> | undefined
+  readonly completions?:
+    | ((ref: McpSchema.CompletionReference, argument: { name: string; value: string }) => ReadonlyArray<string>)
+    | undefined
+  /** Items per page of every list (default: everything on one page). */
+  readonly pageSize?: number | undefined
+  readonly faults?: ReadonlyArray<Fault> | undefined
+}
+
+/**
+ * Where one connection's output goes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Wire {
+  readonly send: (message: object) => void
+  /** Sends text that is not a JSON-RPC message (a malformed line on stdio). */
+  readonly sendRaw: (text: string) => void
+  readonly close: (reason: string) => void
+}
+
+/**
+ * A message the server received, as it arrived.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Received {
+  readonly method: string | undefined
+  readonly id: string | number | undefined
+  readonly params: Record<string, unknown> | undefined
+  readonly message: Record<string, unknown>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeServer {
+  /** A server configuration whose every connection is served by this fake, in memory. */
+  readonly config: (options?: {
+    readonly name?: string | undefined
+    readonly readTimeout?: Duration.DurationInput | undefined
+  }) => ServerConfig
+  /** Serves one connection over `wire`; hand what the client sends to `receive`. */
+  readonly serve: (wire: Wire) => Effect.Effect<{ readonly receive: (message: unknown) => void }, never, Scope.Scope>
+  /** Every message received, across connections, oldest first. */
+  readonly received: Effect.Effect<ReadonlyArray<Received>>
+  /** Received requests of one method. */
+  readonly requests: (method: string) => Effect.Effect<ReadonlyArray<Received>>
+  /** How many connections were opened so far. */
+  readonly connections: Effect.Effect<number>
+  /** Replaces the tool list and announces `notifications/tools/list_changed`. */
+  readonly setTools: (tools: ReadonlyArray<ToolDefinition>) => Effect.Effect<void>
+  /** Sends a notification on every open connection. */
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+  /** Closes every open connection as a crash would. */
+  readonly crash: Effect.Effect<void>
+}
+
+const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const toResult = (answer: ToolAnswer) =>
+  typeof answer === "string" ? { content: [{ type: "text", text: answer }] } : answer
+
+const paginate = <A>(items: ReadonlyArray<A>, pageSize: number | undefined, cursor: unknown) => {
+  const start = typeof cursor === "string" ? Number(cursor) : 0
+  if (pageSize === undefined || !Number.isFinite(start)) return { items, nextCursor: undefined }
+  const end = start + pageSize
+  return { items: items.slice(start, end), nextCursor: end < items.length ? String(end) : undefined }
+}
+
+/**
+ * Builds a fake server from a definition.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (definition: Definition): Effect.Effect<FakeServer> =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
+    const received = yield* Ref.make<Array<Received>>([])
+    let tools = definition.tools ?? []
+    let connectionCount = 0
+    const open = new Set<Wire>()
+    const faultsUsed = new Map<Fault, number>()
+
+    const capabilities = definition.capabilities ?? {
+      tools: { listChanged: true },
+      ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
+      ...(definition.resources !== undefined || definition.resourceTemplates !== undefined
+        ? { resources: { listChanged: true } }
+        : {}),
+      ...(definition.completions !== undefined ? { completions: {} } : {})
+    }
+
+    const takeFault = (method: string): Fault | undefined => {
+      for (const fault of definition.faults ?? []) {
+        if (fault.method !== method && fault.method !== "*") continue
+        const used = faultsUsed.get(fault) ?? 0
+        if (used >= (fault.times ?? Infinity)) continue
+        faultsUsed.set(fault, used + 1)
+        return fault
+      }
+      return undefined
+    }
+
+    const answer = (
+      wire: Wire,
+      method: string,
+      params: Record<string, unknown>
+    ): Effect.Effect<unknown, { code: number; message: string; data?: unknown }> => {
+      switch (method) {
+        case "initialize": {
+          const requested = typeof params.protocolVersion === "string" ? params.protocolVersion : SUPPORTED[0]!
+          return Effect.succeed({
+            protocolVersion: SUPPORTED.includes(requested) ? requested : SUPPORTED[0],
+            capabilities,
+            serverInfo: definition.serverInfo ?? { name: "fake-server", version: "1.0.0" },
+            ...(definition.instructions !== undefined ? { instructions: definition.instructions } : {})
+          })
+        }
+        case "ping":
+          return Effect.succeed({})
+        case "tools/list": {
+          const page = paginate(tools, definition.pageSize, params.cursor)
+          return Effect.succeed({ tools: page.items.map((t) => t.tool), nextCursor: page.nextCursor })
+        }
+        case "tools/call": {
+          const found = tools.find((t) => t.tool.name === params.name)
+          if (found === undefined) return Effect.fail({ code: -32602, message: `Unknown tool: ${String(params.name)}` })
+          const meta = isObject(params._meta) ? params._meta : undefined
+          const token = meta?.progressToken
+          const context: ToolContext = {
+            progress: (progress, total, message) =>
+              token === undefined ? Effect.void : Effect.sync(() =>
+                wire.send({
+                  jsonrpc: "2.0",
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress, total, message }
+                })
+              ),
+            notify: (notifyMethod, notifyParams) =>
+              Effect.sync(() => wire.send({ jsonrpc: "2.0", method: notifyMethod, params: notifyParams ?? {} })),
+            crash: Effect.sync(() => wire.close("tool crashed the server"))
+          }
+          return Effect.map(found.handler(isObject(params.arguments) ? params.arguments : {}, context), toResult)
+        }
+        case "prompts/list": {
+          const page = paginate(definition.prompts ?? [], definition.pageSize, params.cursor)
+          return Effect.succeed({ prompts: page.items.map((p) => p.prompt), nextCursor: page.nextCursor })
+        }
+        case "prompts/get": {
+          const found = definition.prompts?.find((p) => p.prompt.name === params.name)
+          if (found === undefined) {
+            return Effect.fail({ code: -32602, message: `Unknown prompt: ${String(params.name)}` })
+          }
+          return Effect.succeed(
+            found.render((isObject(params.arguments) ? params.arguments : {}) as Record<string, string>)
+          )
+        }
+        case "resources/list": {
+          const page = paginate(definition.resources ?? [], definition.pageSize, params.cursor)
+          return Effect.succeed({ resources: page.items.map((r) => r.resource), nextCursor: page.nextCursor })
+        }
+        case "resources/templates/list": {
+          const page = paginate(definition.resourceTemplates ?? [], definition.pageSize, params.cursor)
+          return Effect.succeed({ resourceTemplates: page.items, nextCursor: page.nextCursor })
+        }
+        case "resources/read": {
+          const found = definition.resources?.find((r) => r.resource.uri === params.uri)
+          if (found === undefined) {
+            return Effect.fail({ code: -32002, message: "Resource not found", data: { uri: params.uri } })
+          }
+          return Effect.succeed({ contents: found.contents })
+        }
+        case "completion/complete": {
+          if (definition.completions === undefined) return Effect.fail({ code: -32601, message: "Method not found" })
+          const values = definition.completions(
+            params.ref as McpSchema.CompletionReference,
+            params.argument as { name: string; value: string }
+          )
+          return Effect.succeed({
+            completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 }
+          })
+        }
+        default:
+          return Effect.fail({ code: -32601, message: `Method not found: ${method}` })
+      }
+    }
+
+    const respond = (wire: Wire, id: string | number, method: string, params: Record<string, unknown>) => {
+      const fault = takeFault(method)
+      let program: Effect.Effect<unknown, { code: number; message: string; data?: unknown }> = answer(
+        wire,
+        method,
+        params
+      )
+      if (fault !== undefined) {
+        switch (fault.action) {
+          case "error":
+            program = Effect.fail({ code: fault.code, message: fault.message, data: fault.data })
+            break
+          case "silence":
+            return
+          case "crash":
+            return wire.close(`scripted crash on ${method}`)
+          case "malformed":
+            wire.sendRaw("{this is not json")
+            break
+          case "unsolicited":
+            wire.send({ jsonrpc: "2.0", id: "never-asked", result: {} })
+            break
+          case "delay":
+            program = Effect.zipRight(Effect.sleep(fault.millis), program)
+            break
+          case "result":
+            program = Effect.succeed(fault.result)
+            break
+          case "repeat-cursor":
+            program = Effect.map(program, (r) => ({ ...(r as object), nextCursor: "same" }))
+            break
+        }
+      }
+      runFork(Effect.match(program, {
+        onSuccess: (result) => wire.send({ jsonrpc: "2.0", id, result }),
+        onFailure: (error) => wire.send({ jsonrpc: "2.0", id, error })
+      }))
+    }
+
+    const serve: FakeServer["serve"] = (wire) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          connectionCount++
+          open.add(wire)
+          const receive = (message: unknown) => {
+            if (!isObject(message)) return
+            const params = isObject(message.params) ? message.params : {}
+            const method = typeof message.method === "string" ? message.method : undefined
+            const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined
+            runFork(Ref.update(received, (all) => [...all, { method, id, params, message }]))
+            if (method !== undefined && id !== undefined) respond(wire, id, method, params)
+          }
+          return { receive }
+        }),
+        () => Effect.sync(() => open.delete(wire))
+      )
+
+    const broadcast = (message: object) => Effect.sync(() => open.forEach((wire) => wire.send(message)))
+
+    const server: FakeServer = {
+      serve,
+      config: (options) =>
+        InMemory.config({
+          name: options?.name ?? "fake",
+          readTimeout: options?.readTimeout,
+          server: (client) =>
+            serve({
+              send: (message) => client.onMessage(message),
+              sendRaw: (text) => client.onMessage(text),
+              close: (reason) =>
+                client.onClose(new ConnectionError({ server: options?.name ?? "fake", message: reason }))
+            })
+        }),
+      received: Ref.get(received),
+      requests: (method) => Effect.map(Ref.get(received), (all) => all.filter((r) => r.method === method)),
+      connections: Effect.sync(() => connectionCount),
+      setTools: (next) =>
+        Effect.suspend(() => {
+          tools = next
+          return broadcast({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+        }),
+      notify: (method, params) => broadcast({ jsonrpc: "2.0", method, params: params ?? {} }),
+      crash: Effect.sync(() => [...open].forEach((wire) => wire.close("server crashed")))
+    }
+    return server
+  })
+
+/**
+ * A tool definition from a name, an input schema and a handler.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = (
+  name: string,
+  handler: ToolDefinition["handler"],
+  extra?: Partial<McpSchema.Tool>
+): ToolDefinition => ({
+  tool: { name, inputSchema: { type: "object" }, ...extra },
+  handler
+})
