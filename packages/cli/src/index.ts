@@ -1,1 +1,8 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+export * as Cli from "./Cli.js"
+/**
+ * @since 0.1.0
+ */
+export * as Demo from "./Demo.js"

@@ -10,6 +10,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import { encodeLine, makeLineDecoder } from "./internal/ndjson.js"
 import { ConnectionError } from "./McpError.js"
@@ -65,16 +66,17 @@ export const transport = (options: Options): TransportFactory<CommandExecutor.Co
     yield* Effect.forkScoped(Effect.ignore(Stream.run(Mailbox.toStream(stdin), proc.stdin)))
 
     // Runs before the platform's own release (finalizers run in reverse), so a server that
-    // ignores SIGTERM is still killed and the scope never hangs on it.
+    // ignores SIGTERM is still killed and the scope never hangs on it. Finalizers are
+    // uninterruptible: each bounded wait must be made interruptible for its timeout to work.
+    const within = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.isSuccess(Effect.timeout(Effect.interruptible(effect), shutdownTimeout))
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* stdin.end
-        const exited = yield* Effect.timeout(proc.exitCode, shutdownTimeout).pipe(Effect.isSuccess)
-        if (exited) return
-        const terminated = yield* Effect.timeout(proc.kill("SIGTERM"), shutdownTimeout).pipe(Effect.isSuccess)
-        if (terminated) return
+        if (yield* within(proc.exitCode)) return
+        if (yield* within(proc.kill("SIGTERM"))) return
         yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
-        yield* Effect.timeout(proc.kill("SIGKILL"), shutdownTimeout).pipe(Effect.ignore)
+        yield* within(proc.kill("SIGKILL"))
       })
     )
 
@@ -88,10 +90,11 @@ export const transport = (options: Options): TransportFactory<CommandExecutor.Co
       Effect.forkScoped
     )
 
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const decoder = makeLineDecoder(options.maxMessageBytes ?? 256 * 1024 * 1024, {
       onValue: sink.onMessage,
       onMalformed: (reason, bytes, summary) =>
-        Effect.runFork(
+        runFork(
           Effect.logWarning(
             `${server}: skipped a ${reason === "too-long" ? "too long" : "malformed"} line (${bytes} bytes)${
               summary === "" ? "" : ` ${summary}`

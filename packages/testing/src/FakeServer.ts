@@ -174,8 +174,9 @@ const toResult = (answer: ToolAnswer) =>
   typeof answer === "string" ? { content: [{ type: "text", text: answer }] } : answer
 
 const paginate = <A>(items: ReadonlyArray<A>, pageSize: number | undefined, cursor: unknown) => {
-  const start = typeof cursor === "string" ? Number(cursor) : 0
-  if (pageSize === undefined || !Number.isFinite(start)) return { items, nextCursor: undefined }
+  const parsed = typeof cursor === "string" ? Number(cursor) : 0
+  const start = Number.isFinite(parsed) ? parsed : 0
+  if (pageSize === undefined) return { items, nextCursor: undefined }
   const end = start + pageSize
   return { items: items.slice(start, end), nextCursor: end < items.length ? String(end) : undefined }
 }

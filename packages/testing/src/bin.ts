@@ -19,7 +19,11 @@ const flag = (name: string): string | undefined => {
 const pageSize = flag("--page-size")
 const faults = flag("--faults")
 const ignoreSigterm = process.argv.includes("--ignore-sigterm")
-if (ignoreSigterm) process.on("SIGTERM", () => {})
+if (ignoreSigterm) {
+  // A stubborn server: survives SIGTERM and the end of its input, so only SIGKILL stops it.
+  process.on("SIGTERM", () => {})
+  setInterval(() => {}, 1 << 30)
+}
 
 const definition: FakeServer.Definition = {
   ...Scenarios.demo,
@@ -60,7 +64,7 @@ const main = Effect.gen(function*() {
   process.stdin.on("end", () => {
     if (!ignoreSigterm) process.exit(0)
   })
-  process.stderr.write("fake server ready\n")
+  process.stderr.write(`fake server ready pid=${process.pid}\n`)
 })
 
 Effect.runFork(main)

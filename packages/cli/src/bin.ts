@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-effect` executable.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as Cli from "./Cli.js"
+
+Cli.run(process.argv).pipe(
+  Effect.provide(NodeContext.layer),
+  // Cli.run reports its own failures; the runtime only sets the exit code.
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

@@ -1,0 +1,171 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import type * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { execFile } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Cli from "../src/Cli.js"
+import * as Demo from "../src/Demo.js"
+import * as format from "../src/internal/format.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
+const bin = path.join(root, "packages/cli/dist/bin.js")
+const fakeServerBin = path.join(root, "packages/testing/dist/bin.js")
+
+/** A console that records what is written to stdout and stderr. */
+const capture = Effect.gen(function*() {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const base = yield* Effect.console
+  const write = (lines: Array<string>) => (...args: ReadonlyArray<unknown>) => {
+    lines.push(args.map(String).join(" "))
+  }
+  const console: Console.Console = {
+    ...base,
+    log: (...args) => Effect.sync(() => write(out)(...args)),
+    error: (...args) => Effect.sync(() => write(err)(...args)),
+    unsafe: { ...base.unsafe, log: write(out), error: write(err) }
+  }
+  return { console, out, err }
+})
+
+const runCli = (...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const { console, err, out } = yield* capture
+    const exit = yield* Cli.run(["node", "mcp-effect", ...args]).pipe(
+      Effect.withConsole(console),
+      Effect.provide(NodeContext.layer),
+      Effect.exit
+    )
+    return { exit, out: out.join("\n"), err: err.join("\n") }
+  })
+
+const spawn = (args: ReadonlyArray<string>) =>
+  Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = execFile("node", [bin, ...args], { cwd: root, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+      resume(Effect.succeed({ code, stdout, stderr }))
+    })
+    return Effect.sync(() => child.kill())
+  })
+
+describe("mcp-effect CLI", () => {
+  // Live clock: the demo server's progress tool sleeps between notifications.
+  it.live("prints the demo transcript when no subcommand is given", () =>
+    Effect.gen(function*() {
+      const { err, exit, out } = yield* runCli()
+      assert.isTrue(Exit.isSuccess(exit), err)
+      assert.include(out, "server demo: mcp-effect-demo 0.1.0")
+      assert.include(out, "protocol 2025-11-25 (legacy era)")
+      assert.include(out, "Hello from mcp-effect!")
+      assert.include(out, "structuredContent: {\"sum\":42}")
+      assert.include(out, "progress 1/3: step 1 of 3\nprogress 2/3: step 2 of 3\nprogress 3/3: step 3 of 3")
+      assert.include(out, "user: Hi Ada!")
+      assert.include(out, "mcp-effect demo server. Hello!")
+      assert.include(out, "Ada, Alan, Alice")
+      assert.include(out, "ServerError: Unknown tool: no-such-tool (code -32602)")
+      assert.include(out, "demo complete: 1 server, 8 tools")
+      assert.strictEqual(err, "")
+    }))
+
+  it.live("the transcript reports what it saw", () =>
+    Effect.gen(function*() {
+      const { console } = yield* capture
+      const summary = yield* Effect.scoped(Effect.flatMap(Cli.connect([]), Demo.transcript)).pipe(
+        Effect.withConsole(console),
+        Effect.provide(NodeContext.layer)
+      )
+      assert.deepStrictEqual(summary, {
+        servers: 1,
+        tools: 8,
+        prompts: 1,
+        resources: 2,
+        toolCalls: 3,
+        progressNotifications: 3,
+        expectedError: "ServerError"
+      })
+    }))
+
+  it.live("prints a typed error as one line on stderr and fails", () =>
+    Effect.gen(function*() {
+      const { err, exit, out } = yield* runCli("call", "no-such-tool")
+      assert.isTrue(Exit.isFailure(exit))
+      assert.strictEqual(err, "error: ServerError: Unknown tool: no-such-tool")
+      assert.strictEqual(out, "")
+    }))
+
+  it.live("rejects --args that are not a JSON object", () =>
+    Effect.gen(function*() {
+      const { err, exit } = yield* runCli("call", "echo", "--args", "[1, 2]")
+      assert.isTrue(Exit.isFailure(exit))
+      assert.strictEqual(err, "error: UsageError: --args must be a JSON object, like {\"message\":\"hi\"}")
+    }))
+
+  it.live("calls a tool and prints its structured content", () =>
+    Effect.gen(function*() {
+      const { exit, out } = yield* runCli("call", "add", "--args", "{\"a\":1,\"b\":2}")
+      assert.isTrue(Exit.isSuccess(exit))
+      assert.strictEqual(out, "3\nstructuredContent: {\"sum\":3}")
+    }))
+
+  it.live("fails with ServerNotFoundError for an unknown --server", () =>
+    Effect.gen(function*() {
+      const { err, exit } = yield* runCli("resources", "--server", "elsewhere")
+      assert.isTrue(Exit.isFailure(exit))
+      assert.strictEqual(err, "error: ServerNotFoundError: no server named \"elsewhere\" (known: demo)")
+    }))
+
+  it.live("routes a call by --server among several targets", () =>
+    Effect.gen(function*() {
+      const target = `node ${fakeServerBin}`
+      const args = ["call", "echo", "--args", "{\"message\":\"hi\"}", "--target", target, "--target", target]
+      const routed = yield* runCli(...args, "--server", "node-2")
+      assert.isTrue(Exit.isSuccess(routed.exit), routed.err)
+      assert.strictEqual(routed.out, "hi")
+      const ambiguous = yield* runCli(...args)
+      assert.strictEqual(
+        ambiguous.err,
+        "error: AmbiguousToolError: tool \"echo\" is offered by several servers (node, node-2); pass { server }"
+      )
+    }))
+
+  it("prints content blocks as text and escapes control characters", () => {
+    const pixel = "iVBORw0KGgo="
+    assert.deepStrictEqual(
+      [
+        format.content({ type: "text", text: "\u001b[2Jred\nline" }),
+        format.content({ type: "image", data: pixel, mimeType: "image/png" }),
+        format.content({ type: "audio", data: "AAAA", mimeType: "audio/wav" }),
+        format.content({ type: "resource_link", uri: "demo://readme", name: "readme" }),
+        format.content({ type: "resource", resource: { uri: "demo://readme", text: "hello" } })
+      ],
+      [
+        "\\u001b[2Jred\nline",
+        `[image image/png, ${pixel.length} bytes base64]`,
+        "[audio audio/wav, 4 bytes base64]",
+        "[link demo://readme]",
+        "[resource demo://readme]\nhello"
+      ]
+    )
+  })
+
+  it.live("the built executable lists the tools of a stdio target", () =>
+    Effect.gen(function*() {
+      const result = yield* spawn(["tools", "--target", `node ${fakeServerBin}`])
+      assert.strictEqual(result.code, 0, result.stderr)
+      for (const name of ["echo", "add", "progress", "slow", "fail", "blob", "image", "crash"]) {
+        assert.include(result.stdout, `${name}(`)
+      }
+      assert.include(result.stdout, "echo(message: string)\n  Returns its message\n  hints: read-only, closed-world")
+      assert.strictEqual(result.stderr, "")
+    }))
+
+  it.live("the built executable exits with 1 and no stack trace on a typed error", () =>
+    Effect.gen(function*() {
+      const result = yield* spawn(["call", "no-such-tool"])
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.stderr, "error: ServerError: Unknown tool: no-such-tool\n")
+    }))
+})

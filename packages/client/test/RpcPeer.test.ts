@@ -1,0 +1,228 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConnectionError, RequestTimeoutError, ServerError } from "@mcp-effect/client/McpError"
+import * as RpcPeer from "@mcp-effect/client/RpcPeer"
+import type { TransportSink } from "@mcp-effect/client/Transport"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+
+type Message = Record<string, unknown>
+
+/** A transport whose far side is the test: it sees what the peer sends and injects replies. */
+const scripted = (options: Partial<RpcPeer.Options<never>> = {}) =>
+  Effect.gen(function*() {
+    const sent: Array<Message> = []
+    const notifications: Array<[string, unknown]> = []
+    let sink: TransportSink | undefined
+    const peer = yield* RpcPeer.make({
+      server: "test",
+      defaultTimeoutMs: 1_000,
+      onNotification: (method, params) => notifications.push([method, params]),
+      onRequest: () => undefined,
+      ...options,
+      transport: (s) =>
+        Effect.sync(() => {
+          sink = s
+          return { description: "scripted", send: (message) => Effect.sync(() => void sent.push(message as Message)) }
+        })
+    })
+    const inject = (message: unknown) => sink!.onMessage(message)
+    const lastId = () => sent.filter((m) => m.id !== undefined && m.method !== undefined).at(-1)!.id
+    return { peer, sent, notifications, inject, lastId, sink: () => sink! }
+  })
+
+describe("RpcPeer", () => {
+  it.scoped("resolves a request with the result whose id matches", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(t.peer.request("tools/list", undefined))
+      yield* Effect.yieldNow()
+      t.inject({ jsonrpc: "2.0", id: t.lastId(), result: { tools: [] } })
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { tools: [] })
+    }))
+
+  it.scoped("drops a response whose id type differs (\"1\" is not 1) and unsolicited responses", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(t.peer.request("ping", undefined))
+      yield* Effect.yieldNow()
+      const id = t.lastId()
+      assert.strictEqual(typeof id, "number")
+      t.inject({ jsonrpc: "2.0", id: String(id), result: { wrong: true } })
+      t.inject({ jsonrpc: "2.0", id: 999, result: { unsolicited: true } })
+      yield* Effect.yieldNow()
+      assert.isNull(fiber.unsafePoll())
+      t.inject({ jsonrpc: "2.0", id, result: { right: true } })
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { right: true })
+    }))
+
+  it.scoped("decodes an error response into a ServerError keeping code, message and data", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(Effect.flip(t.peer.request("tools/call", { name: "x" })))
+      yield* Effect.yieldNow()
+      t.inject({ jsonrpc: "2.0", id: t.lastId(), error: { code: -32602, message: "bad", data: { why: 1 } } })
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, ServerError)
+      assert.deepStrictEqual([error.code, error.message, error.data, error.method], [
+        -32602,
+        "bad",
+        { why: 1 },
+        "tools/call"
+      ])
+    }))
+
+  it.scoped("times out with RequestTimeoutError and sends notifications/cancelled", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(Effect.flip(t.peer.request("tools/call", { name: "slow" }, { timeoutMs: 500 })))
+      yield* Effect.yieldNow()
+      const id = t.lastId()
+      yield* TestClock.adjust(499)
+      assert.isNull(fiber.unsafePoll())
+      yield* TestClock.adjust(1)
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, RequestTimeoutError)
+      assert.strictEqual(error.timeoutMs, 500)
+      yield* Effect.yieldNow()
+      const cancelled = t.sent.find((m) => m.method === "notifications/cancelled")
+      assert.deepStrictEqual((cancelled?.params as Message | undefined)?.requestId, id)
+    }))
+
+  it.scoped("uses the default timeout, and an earlier per-call deadline wakes the watcher", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const long = yield* Effect.fork(Effect.flip(t.peer.request("a", undefined)))
+      yield* Effect.yieldNow()
+      const short = yield* Effect.fork(Effect.flip(t.peer.request("b", undefined, { timeoutMs: 100 })))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust(100)
+      assert.instanceOf(yield* Fiber.join(short), RequestTimeoutError)
+      assert.isNull(long.unsafePoll())
+      yield* TestClock.adjust(900)
+      assert.instanceOf(yield* Fiber.join(long), RequestTimeoutError)
+    }))
+
+  it.scoped("never sends notifications/cancelled for initialize", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(Effect.flip(t.peer.request("initialize", {}, { cancellable: false })))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust(1_000)
+      assert.instanceOf(yield* Fiber.join(fiber), RequestTimeoutError)
+      yield* Effect.yieldNow()
+      assert.isUndefined(t.sent.find((m) => m.method === "notifications/cancelled"))
+    }))
+
+  it.scoped("interrupting a request sends notifications/cancelled and drops its late response", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(t.peer.request("tools/call", { name: "x" }))
+      yield* Effect.yieldNow()
+      const id = t.lastId()
+      yield* Fiber.interrupt(fiber)
+      yield* Effect.yieldNow()
+      const cancelled = t.sent.filter((m) => m.method === "notifications/cancelled")
+      assert.strictEqual(cancelled.length, 1)
+      assert.strictEqual((cancelled[0]!.params as Message).requestId, id)
+      t.inject({ jsonrpc: "2.0", id, result: {} })
+    }))
+
+  it.scoped("routes progress to its own request only, with a progressToken in _meta", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const seenA: Array<number> = []
+      const seenB: Array<number> = []
+      const a = yield* Effect.fork(
+        t.peer.request("tools/call", { name: "a", _meta: { keep: 1 } }, { onProgress: (p) => seenA.push(p.progress) })
+      )
+      yield* Effect.yieldNow()
+      const idA = t.lastId()
+      const b = yield* Effect.fork(
+        t.peer.request("tools/call", { name: "b" }, { onProgress: (p) => seenB.push(p.progress) })
+      )
+      yield* Effect.yieldNow()
+      const idB = t.lastId()
+      const sentA = t.sent.find((m) => m.id === idA)!.params as Message
+      assert.deepStrictEqual(sentA._meta, { keep: 1, progressToken: idA })
+      t.inject({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idA, progress: 1 } })
+      t.inject({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idB, progress: 7 } })
+      t.inject({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "stranger", progress: 9 } })
+      t.inject({ jsonrpc: "2.0", id: idA, result: {} })
+      yield* Fiber.join(a)
+      t.inject({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: idA, progress: 2 } })
+      t.inject({ jsonrpc: "2.0", id: idB, result: {} })
+      yield* Fiber.join(b)
+      assert.deepStrictEqual(seenA, [1])
+      assert.deepStrictEqual(seenB, [7])
+    }))
+
+  it.scoped("answers server requests with the exact id, method-not-found for what it does not serve", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted({
+        onRequest: (method) => method === "ping" ? Effect.succeed({}) : undefined
+      })
+      t.inject({ jsonrpc: "2.0", id: "abc", method: "ping" })
+      t.inject({ jsonrpc: "2.0", id: 7, method: "sampling/createMessage", params: {} })
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(t.sent.find((m) => m.id === "abc"), { jsonrpc: "2.0", id: "abc", result: {} })
+      const refused = t.sent.find((m) => m.id === 7)!
+      assert.strictEqual((refused.error as Message).code, -32601)
+    }))
+
+  it.scoped("refuses server requests beyond the concurrency budget", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted({
+        maxConcurrentServerRequests: 2,
+        onRequest: () => Effect.never
+      })
+      for (const id of [1, 2, 3]) t.inject({ jsonrpc: "2.0", id: `s${id}`, method: "roots/list" })
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(t.sent.map((m) => m.id), ["s3"])
+      assert.strictEqual((t.sent[0]!.error as Message).code, -32603)
+    }))
+
+  it.scoped("a failing handler answers a constant error, never the host's message", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted({ onRequest: () => Effect.die(new Error("secret host detail")) })
+      t.inject({ jsonrpc: "2.0", id: 1, method: "roots/list" })
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(t.sent[0], { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } })
+    }))
+
+  it.scoped("skips malformed messages and keeps working", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      t.inject("not an object")
+      t.inject({ jsonrpc: "2.0", id: { bad: 1 }, method: "x" })
+      t.inject({ jsonrpc: "2.0", id: 3 })
+      t.inject(42)
+      const fiber = yield* Effect.fork(t.peer.request("ping", undefined))
+      yield* Effect.yieldNow()
+      t.inject({ jsonrpc: "2.0", id: t.lastId(), result: {} })
+      assert.deepStrictEqual(yield* Fiber.join(fiber), {})
+    }))
+
+  it.scoped("routes other notifications to the listener", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      t.inject({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+      t.inject([{ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } }])
+      assert.deepStrictEqual(t.notifications.map(([m]) => m), [
+        "notifications/tools/list_changed",
+        "notifications/message"
+      ])
+    }))
+
+  it.scoped("fails in-flight requests with ConnectionError when the connection dies", () =>
+    Effect.gen(function*() {
+      const t = yield* scripted()
+      const fiber = yield* Effect.fork(Effect.flip(t.peer.request("tools/call", { name: "x" })))
+      yield* Effect.yieldNow()
+      t.sink().onClose(new ConnectionError({ server: "test", message: "process exited with code 1" }))
+      const error = yield* Fiber.join(fiber)
+      assert.instanceOf(error, ConnectionError)
+      assert.isFalse(t.peer.isOpen())
+      assert.instanceOf(yield* Effect.flip(t.peer.request("ping", undefined)), ConnectionError)
+    }))
+})
