@@ -111,14 +111,15 @@ describe("ServerConnection (legacy era)", () => {
   it.scoped("caches lists and drops the cache on list_changed before host listeners run", () =>
     Effect.gen(function*() {
       const seen: Array<ReadonlyArray<string>> = []
-      let connection: ServerConnection.ServerConnection | undefined
+      const ref: { connection?: ServerConnection.ServerConnection } = {}
       const fake = yield* connect(Scenarios.demo, (_server, method) => {
         // A listener that re-lists sees the new list: the cache is already gone.
         if (method === "notifications/tools/list_changed") {
-          Effect.runFork(Effect.map(connection!.listTools(), (tools) => seen.push(tools.map((t) => t.name))))
+          Effect.runFork(Effect.map(ref.connection!.listTools(), (tools) => seen.push(tools.map((t) => t.name))))
         }
       })
-      connection = fake.connection
+      ref.connection = fake.connection
+      const connection = fake.connection
       yield* connection.listTools()
       yield* connection.listTools()
       assert.strictEqual((yield* fake.server.requests("tools/list")).length, 1)
