@@ -1,5 +1,6 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -66,7 +67,7 @@ describe("mcp-effect CLI", () => {
       assert.include(out, "mcp-effect demo server. Hello!")
       assert.include(out, "Ada, Alan, Alice")
       assert.include(out, "ServerError: Unknown tool: no-such-tool (code -32602)")
-      assert.include(out, "demo complete: 1 server, 8 tools")
+      assert.include(out, `demo complete: 1 server, ${Scenarios.demo.tools!.length} tools`)
       assert.strictEqual(err, "")
     }))
 
@@ -79,7 +80,7 @@ describe("mcp-effect CLI", () => {
       )
       assert.deepStrictEqual(summary, {
         servers: 1,
-        tools: 8,
+        tools: Scenarios.demo.tools!.length,
         prompts: 1,
         resources: 2,
         toolCalls: 3,

@@ -83,6 +83,22 @@ export const demo: FakeServer.Definition = {
     tool("image", () => Effect.succeed({ content: [{ type: "image", data: PIXEL, mimeType: "image/png" }] }), {
       description: "Returns a 1×1 PNG"
     }),
+    tool(
+      "log",
+      (args, context) =>
+        Effect.as(
+          context.notify("notifications/message", {
+            level: typeof args.level === "string" ? args.level : "info",
+            logger: "demo",
+            data: args.data ?? null
+          }),
+          "logged"
+        ),
+      {
+        description: "Sends a notifications/message with the given level and data",
+        inputSchema: { type: "object", properties: { level: { type: "string" }, data: {} } }
+      }
+    ),
     tool("crash", (_, context) => Effect.as(context.crash, "unreachable"), {
       description: "Crashes the server",
       annotations: { destructiveHint: true }

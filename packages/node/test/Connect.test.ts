@@ -1,0 +1,116 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import {
+  AmbiguousToolError,
+  ConfigError,
+  ConnectionError,
+  ServerError,
+  ToolNotFoundError
+} from "@mcp-effect/client/McpError"
+import { connect } from "@mcp-effect/node/Connect"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fakeServerBin } from "./paths.js"
+
+const commandLine = `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeServerBin)}`
+
+describe("connect (Promise facade)", () => {
+  it("connects to a command line and exposes the negotiated server", async () => {
+    const client = await connect(commandLine, { name: "demo" })
+    try {
+      const [server] = client.servers
+      assert.deepStrictEqual([server!.name, server!.kind, server!.era, server!.protocolVersion], [
+        "demo",
+        "stdio",
+        "legacy",
+        "2025-11-25"
+      ])
+      assert.strictEqual(server!.serverInfo?.name, "mcp-effect-demo")
+      assert.include(server!.instructions, "demo server")
+      const sum = await client.callTool("add", { a: 1, b: 2 })
+      assert.deepStrictEqual(sum.structuredContent, { sum: 3 })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("rejects with the same error classes as the Effect API", async () => {
+    const client = await connect([`stdio://${commandLine}`, `stdio://${commandLine}`])
+    try {
+      assert.strictEqual(client.servers.length, 2)
+      const ambiguous = await client.callTool("echo", { message: "x" }).catch((e: unknown) => e)
+      assert.instanceOf(ambiguous, AmbiguousToolError)
+      const missing = await client.callTool("nope").catch((e: unknown) => e)
+      assert.instanceOf(missing, ToolNotFoundError)
+      const serverError = await client.callTool("nope", {}, { server: client.servers[0]!.name }).catch((e: unknown) =>
+        e
+      )
+      assert.instanceOf(serverError, ServerError)
+      const crashed = await client.callTool("crash", {}, { server: client.servers[1]!.name }).catch((e: unknown) => e)
+      assert.instanceOf(crashed, ConnectionError)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("delivers notifications to onNotification listeners until they are removed", async () => {
+    const client = await connect(commandLine, { name: "demo" })
+    try {
+      const seen: Array<string> = []
+      const stop = client.onNotification((server, method, params) => seen.push(`${server} ${method} ${params?.data}`))
+      await client.callTool("log", { data: "first" })
+      stop()
+      await client.callTool("log", { data: "second" })
+      assert.deepStrictEqual(seen, ["demo notifications/message first"])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("rejects a transport this version does not have with ConfigError", async () => {
+    const error = await connect("http://localhost:1/mcp").catch((e: unknown) => e)
+    assert.instanceOf(error, ConfigError)
+  })
+})
+
+describe("McpClientLive", () => {
+  const withConfigFile = (document: unknown) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-config-"))
+    const file = path.join(dir, "mcp.json")
+    fs.writeFileSync(file, JSON.stringify(document))
+    return file
+  }
+  const fromEnv = (file: string) =>
+    Layer.fresh(NodeMcpClient.McpClientLive).pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["MCP_CONFIG", file]]))))
+    )
+
+  it.live("reads the servers of the file named by MCP_CONFIG", () =>
+    Effect.gen(function*() {
+      const file = withConfigFile({
+        mcpServers: { demo: { type: "stdio", command: process.execPath, args: [fakeServerBin] } }
+      })
+      const result = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        assert.deepStrictEqual(client.servers.map((s) => s.name), ["demo"])
+        return yield* client.callTool("echo", { message: "from config" })
+      }).pipe(Effect.provide(fromEnv(file)))
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "from config" }])
+    }))
+
+  it.live("a missing or invalid file fails with ConfigError", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(Effect.provide(McpClient.McpClient, fromEnv("/nonexistent/mcp.json")))
+      assert.instanceOf(missing, ConfigError)
+      const invalid = yield* Effect.flip(
+        Effect.provide(McpClient.McpClient, fromEnv(withConfigFile({ mcpServers: { bad: { type: "stdio" } } })))
+      )
+      assert.instanceOf(invalid, ConfigError)
+      assert.include(invalid.message, "bad")
+    }))
+})
