@@ -8,17 +8,17 @@
  * medians of ratios paired within a round (absolute figures drift between runs; ratios hold).
  *
  *   node packages/bench/dist/main.js [--quick]
- *     env BENCH_CALLS (measured calls per run, default 2000), BENCH_WARMUP (default 200),
+ *     env BENCH_CALLS (measured calls per run, default 5000), BENCH_WARMUP (default 1000),
  *     BENCH_ROUNDS (default 5); `--quick` is 200 calls, 50 warm-up, 1 round.
  *   node [--cpu-prof] packages/bench/dist/main.js --client ours|ours-promise|sdk|raw [--calls N] [--warmup N]
  *     one worker run; prints one JSON line.
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import { connect } from "@mcp-effect/node/Connect"
+import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
@@ -116,7 +116,7 @@ const runOurs = (calls: number, warmup: number): Promise<RunResult> =>
       cpuMs: measured.cpuMs,
       closeMs: performance.now() - measured.closing
     } satisfies RunResult
-  }).pipe(Effect.provide(NodeContext.layer), Effect.runPromise)
+  }).pipe(Effect.provide(NodeChildProcess.layer), Effect.runPromise)
 
 const runOursPromise = async (calls: number, warmup: number): Promise<RunResult> => {
   const started = performance.now()
@@ -279,8 +279,8 @@ const positiveInt = (name: string, fallback: number): number => {
 }
 
 const parent = async (quick: boolean): Promise<void> => {
-  const calls = positiveInt("BENCH_CALLS", quick ? 200 : 2000)
-  const warmup = positiveInt("BENCH_WARMUP", quick ? 50 : 200)
+  const calls = positiveInt("BENCH_CALLS", quick ? 200 : 5000)
+  const warmup = positiveInt("BENCH_WARMUP", quick ? 50 : 1000)
   const rounds = positiveInt("BENCH_ROUNDS", quick ? 1 : 5)
   const cpus = os.cpus()
   console.log("mcp-effect bench: sequential tools/call echo over stdio, one worker process per run")

@@ -16,7 +16,7 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
@@ -62,12 +62,12 @@ export class ToolResultError extends Data.TaggedError("ToolResultError")<{
 export type CliError = McpError.McpError | UsageError | ToolResultError
 
 /**
- * What the commands need from the platform (provided by `NodeContext.layer`).
+ * What the commands need from the platform (provided by `NodeMcpClient.platform`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Environment = CliApp.CliApp.Environment | CommandExecutor.CommandExecutor
+export type Environment = CliApp.CliApp.Environment | ChildProcessSpawner
 
 /**
  * The options every command takes.
@@ -128,12 +128,12 @@ const uniqueName = (base: string, taken: Set<string>): string => {
  */
 export const configs = (
   targets: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<ServerConfig<CommandExecutor.CommandExecutor>>, McpError.ConfigError> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, McpError.ConfigError> =>
   targets.length === 0
     ? Effect.map(Demo.server, (config) => [config])
     : Effect.gen(function*() {
       const taken = new Set<string>()
-      const result: Array<ServerConfig<CommandExecutor.CommandExecutor>> = []
+      const result: Array<ServerConfig<ChildProcessSpawner>> = []
       for (const target of targets) {
         const detected = yield* Target.toConfig(target)
         const name = uniqueName(detected.name, taken)
@@ -154,7 +154,7 @@ export const connect = (
 ): Effect.Effect<
   McpClient.Service,
   McpError.ConnectError | McpError.ConfigError,
-  Scope.Scope | CommandExecutor.CommandExecutor
+  Scope.Scope | ChildProcessSpawner
 > => Effect.flatMap(configs(targets), (servers) => McpClient.make({ servers }))
 
 interface Context {
@@ -185,7 +185,7 @@ const connected = <A, E>(
 ): Effect.Effect<
   A,
   E | McpError.ConnectError | McpError.ConfigError,
-  CommandExecutor.CommandExecutor
+  ChildProcessSpawner
 > => {
   const program = Effect.scoped(Effect.flatMap(connect(options.target), (client) =>
     body({

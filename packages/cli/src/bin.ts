@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Effect from "effect/Effect"
 import * as Cli from "./Cli.js"
 
 Cli.run(process.argv).pipe(
-  Effect.provide(NodeContext.layer),
+  Effect.provide(NodeMcpClient.platform),
   // Cli.run reports its own failures; the runtime only sets the exit code.
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

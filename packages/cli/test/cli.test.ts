@@ -1,5 +1,5 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -37,7 +37,7 @@ const runCli = (...args: ReadonlyArray<string>) =>
     const { console, err, out } = yield* capture
     const exit = yield* Cli.run(["node", "mcp-effect", ...args]).pipe(
       Effect.withConsole(console),
-      Effect.provide(NodeContext.layer),
+      Effect.provide(NodeMcpClient.platform),
       Effect.exit
     )
     return { exit, out: out.join("\n"), err: err.join("\n") }
@@ -76,7 +76,7 @@ describe("mcp-effect CLI", () => {
       const { console } = yield* capture
       const summary = yield* Effect.scoped(Effect.flatMap(Cli.connect([]), Demo.transcript)).pipe(
         Effect.withConsole(console),
-        Effect.provide(NodeContext.layer)
+        Effect.provide(NodeMcpClient.platform)
       )
       assert.deepStrictEqual(summary, {
         servers: 1,

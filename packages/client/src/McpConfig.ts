@@ -7,10 +7,10 @@
  *
  * @since 0.1.0
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { ChildProcessSpawner } from "./ChildProcess.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Stdio from "./Stdio.js"
@@ -41,12 +41,12 @@ const File = Schema.Struct({
  */
 export const parse = (
   document: unknown
-): Effect.Effect<ReadonlyArray<ServerConfig<CommandExecutor.CommandExecutor>>, ConfigError> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, ConfigError> =>
   Effect.gen(function*() {
     const file = yield* Schema.decodeUnknown(File)(document).pipe(
       Effect.mapError(() => new ConfigError({ message: "the configuration has no \"mcpServers\" object" }))
     )
-    const configs: Array<ServerConfig<CommandExecutor.CommandExecutor>> = []
+    const configs: Array<ServerConfig<ChildProcessSpawner>> = []
     for (const [name, entry] of Object.entries(file.mcpServers)) {
       if (Schema.is(HttpEntry)(entry)) {
         return yield* new ConfigError({
@@ -76,7 +76,7 @@ export const parse = (
  */
 export const load = (
   path: string
-): Effect.Effect<ReadonlyArray<ServerConfig<CommandExecutor.CommandExecutor>>, ConfigError, FileSystem.FileSystem> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, ConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(path).pipe(

@@ -5,13 +5,10 @@
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Mailbox from "effect/Mailbox"
 import * as Runtime from "effect/Runtime"
-import * as Stream from "effect/Stream"
+import { ChildProcessSpawner } from "./ChildProcess.js"
 import { encodeLine, makeLineDecoder } from "./internal/ndjson.js"
 import { ConnectionError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -44,53 +41,32 @@ const sanitizeLogLine = (line: string): string =>
   line.slice(0, MAX_STDERR_LINE).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
     `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
+/** Splits stderr into lines for the log, holding at most one bounded partial line. */
+const stderrLines = (onLine: (line: string) => void) => {
+  let partial = ""
+  const decoder = new TextDecoder()
+  return (chunk: Uint8Array) => {
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split(/\r?\n/)
+    partial = lines.pop()!.slice(0, MAX_STDERR_LINE)
+    for (const line of lines) if (line.length > 0) onLine(line)
+  }
+}
+
+const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
+
 /**
  * Opens the process in the current scope.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const transport = (options: Options): TransportFactory<CommandExecutor.CommandExecutor> => (sink) =>
+export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink) =>
   Effect.gen(function*() {
     const server = options.name ?? defaultName(options.command)
     const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? "2 seconds")
-    let command = Command.make(options.command, ...(options.args ?? []))
-    if (options.env !== undefined) command = Command.env(command, options.env)
-    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
-    const proc = yield* Command.start(command).pipe(
-      Effect.mapError((error) =>
-        new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })
-      )
-    )
-    const stdin = yield* Mailbox.make<Uint8Array>()
-    yield* Effect.forkScoped(Effect.ignore(Stream.run(Mailbox.toStream(stdin), proc.stdin)))
-
-    // Runs before the platform's own release (finalizers run in reverse), so a server that
-    // ignores SIGTERM is still killed and the scope never hangs on it. Finalizers are
-    // uninterruptible: each bounded wait must be made interruptible for its timeout to work.
-    const within = <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.isSuccess(Effect.timeout(Effect.interruptible(effect), shutdownTimeout))
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        yield* stdin.end
-        if (yield* within(proc.exitCode)) return
-        if (yield* within(proc.kill("SIGTERM"))) return
-        yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
-        yield* within(proc.kill("SIGKILL"))
-      })
-    )
-
-    yield* proc.stderr.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.runForEach((line) =>
-        line.length === 0 ? Effect.void : Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)
-      ),
-      Effect.ignore,
-      Effect.forkScoped
-    )
-
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const spawner = yield* ChildProcessSpawner
+
     const decoder = makeLineDecoder(options.maxMessageBytes ?? 256 * 1024 * 1024, {
       onValue: sink.onMessage,
       onMalformed: (reason, bytes, summary) =>
@@ -102,34 +78,58 @@ export const transport = (options: Options): TransportFactory<CommandExecutor.Co
           )
         )
     })
-    yield* proc.stdout.pipe(
-      Stream.runForEach((chunk) => Effect.sync(() => decoder.push(chunk))),
-      Effect.ignore,
-      Effect.zipRight(Effect.sync(() => decoder.end())),
-      Effect.zipRight(Effect.either(proc.exitCode)),
-      Effect.flatMap((exit) =>
-        Effect.sync(() =>
+
+    const proc = yield* spawner.spawn({
+      command: options.command,
+      args: options.args ?? [],
+      env: options.env,
+      cwd: options.cwd,
+      onStdout: decoder.push,
+      onStderr: stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
+    }).pipe(
+      Effect.mapError((error) =>
+        new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })
+      )
+    )
+
+    // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
+    // uninterruptible: each bounded wait must be made interruptible for its timeout to work.
+    const exitedWithin = Effect.isSuccess(Effect.timeout(Effect.interruptible(proc.exited), shutdownTimeout))
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        proc.endInput()
+        if (yield* exitedWithin) return
+        proc.kill("SIGTERM")
+        if (yield* exitedWithin) return
+        yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
+        proc.kill("SIGKILL")
+        yield* exitedWithin
+      })
+    )
+
+    yield* proc.exited.pipe(
+      Effect.flatMap((status) =>
+        Effect.sync(() => {
+          decoder.end()
           sink.onClose(
             new ConnectionError({
               server,
-              message: exit._tag === "Right"
-                ? `server process exited with code ${exit.right}`
-                : `server process ended: ${exit.left.message}`
+              message: status.code !== null
+                ? `server process exited with code ${status.code}`
+                : `server process ended by signal ${status.signal ?? "unknown"}`
             })
           )
-        )
+        })
       ),
       Effect.forkScoped
     )
 
     const closedError = new ConnectionError({ server, message: "server process stdin is closed" })
     const send: Transport["send"] = (message) =>
-      Effect.suspend(() => stdin.unsafeOffer(encodeLine(message)) ? Effect.void : Effect.fail(closedError))
+      Effect.suspend(() => proc.write(encodeLine(message)) ? Effect.void : Effect.fail(closedError))
 
     return { send, description: `stdio:${options.command}` } satisfies Transport
   })
-
-const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
 
 /**
  * A server configuration for a stdio server.
@@ -137,7 +137,7 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
  * @since 0.1.0
  * @category constructors
  */
-export const config = (options: Options): ServerConfig<CommandExecutor.CommandExecutor> => ({
+export const config = (options: Options): ServerConfig<ChildProcessSpawner> => ({
   name: options.name ?? defaultName(options.command),
   kind: "stdio",
   transport: transport(options),

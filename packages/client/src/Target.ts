@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type { ChildProcessSpawner } from "./ChildProcess.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Stdio from "./Stdio.js"
@@ -128,7 +128,7 @@ const baseName = (command: string) => command.split(/[\\/]/).pop() || command
 export const toConfig = (
   target: Target,
   options: TargetOptions = {}
-): Effect.Effect<ServerConfig<CommandExecutor.CommandExecutor>, ConfigError> =>
+): Effect.Effect<ServerConfig<ChildProcessSpawner>, ConfigError> =>
   Effect.suspend(() => {
     const detected = detect(target)
     const forced = options.transport

@@ -1,6 +1,10 @@
 /**
  * @since 0.1.0
  */
+export * as ChildProcess from "./ChildProcess.js"
+/**
+ * @since 0.1.0
+ */
 export * as InMemory from "./InMemory.js"
 /**
  * @since 0.1.0

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
@@ -20,7 +19,9 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
+import * as NodeChildProcess from "./NodeChildProcess.js"
 
 /**
  * @since 0.1.0
@@ -153,19 +154,21 @@ export const connect = async (
   const servers = await run(configsFor(targets, options))
   const runtime = ManagedRuntime.make(
     McpClient.layer({ servers, clientInfo: options.clientInfo }).pipe(
-      Layer.provide(NodeContext.layer),
+      Layer.provide(NodeChildProcess.layer),
       Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
     )
   )
-  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
-    runtime.runPromiseExit(effect).then(unwrap)
   let service: McpClient.Service
+  let runExit: <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>) => Promise<Exit.Exit<A, E>>
   try {
-    service = await runOn(McpClient.McpClient)
+    // Calls run on the built runtime directly: no per-call check that the layer is ready.
+    runExit = Runtime.runPromiseExit(await runtime.runtime())
+    service = await runExit(McpClient.McpClient).then(unwrap)
   } catch (error) {
     await runtime.dispose()
     throw error
   }
+  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> => runExit(effect).then(unwrap)
   const listenerScope = await Effect.runPromise(Scope.make())
   return {
     servers: service.servers.map(handle),

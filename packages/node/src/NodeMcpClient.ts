@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
 import { ConfigError } from "@mcp-effect/client/McpError"
@@ -13,6 +14,18 @@ import type { ConnectError } from "@mcp-effect/client/McpError"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as NodeChildProcess from "./NodeChildProcess.js"
+
+/**
+ * What the client needs from Node: file system (configuration files) and server processes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const platform: Layer.Layer<NodeContext.NodeContext | ChildProcessSpawner> = Layer.merge(
+  NodeContext.layer,
+  NodeChildProcess.layer
+)
 
 /**
  * The configuration file's path: `MCP_CONFIG`, else `./mcp.json`.
@@ -34,17 +47,17 @@ export const fromFile = (
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.unwrapScoped(
     Effect.map(McpConfig.load(path), (servers) => McpClient.layer({ ...options, servers }))
-  ).pipe(Layer.provide(NodeContext.layer))
+  ).pipe(Layer.provide(platform))
 
 /**
- * A client for servers given as options (stdio servers need the Node platform this provides).
+ * A client for servers given as options, with the Node platform provided.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  options: McpClient.Options<NodeContext.NodeContext>
-): Layer.Layer<McpClient.McpClient, ConnectError> => McpClient.layer(options).pipe(Layer.provide(NodeContext.layer))
+  options: McpClient.Options<ChildProcessSpawner>
+): Layer.Layer<McpClient.McpClient, ConnectError> => McpClient.layer(options).pipe(Layer.provide(platform))
 
 /**
  * The client for the servers of the configuration file named by `MCP_CONFIG` (default

@@ -5,6 +5,10 @@ export * as Connect from "./Connect.js"
 /**
  * @since 0.1.0
  */
+export * as NodeChildProcess from "./NodeChildProcess.js"
+/**
+ * @since 0.1.0
+ */
 export * as NodeMcpClient from "./NodeMcpClient.js"
 /**
  * @since 0.1.0

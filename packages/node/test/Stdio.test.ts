@@ -1,10 +1,13 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import * as ChildProcess from "@mcp-effect/client/ChildProcess"
 import { ConnectionError, RequestTimeoutError, ServerError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Stdio from "@mcp-effect/client/Stdio"
+import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
@@ -33,91 +36,101 @@ const isAlive = (pid: number) => {
   }
 }
 
-describe("stdio transport", () => {
-  it.scopedLive("talks to a server process over newline-delimited JSON", () =>
-    Effect.gen(function*() {
-      const connection = yield* ServerConnection.make(fake(), options)
-      const result = yield* connection.callTool("add", { a: 2, b: 40 })
-      assert.deepStrictEqual(result.structuredContent, { sum: 42 })
-      assert.strictEqual(connection.negotiated()!.serverInfo.name, "mcp-effect-demo")
-    }).pipe(Effect.provide(NodeContext.layer)))
+const spawners = [
+  ["node:child_process", NodeChildProcess.layer],
+  ["platform CommandExecutor", ChildProcess.layerCommandExecutor.pipe(Layer.provide(NodeContext.layer))]
+] as const
 
-  it.scopedLive("skips a malformed line, logging a summary but never the payload, and keeps working", () => {
-    const logs = captureLogs()
-    return Effect.gen(function*() {
-      const connection = yield* ServerConnection.make(
-        fake(["--faults", JSON.stringify([{ method: "tools/call", action: "malformed", times: 1 }])]),
-        options
+for (const [label, platform] of spawners) {
+  describe(`stdio transport (${label})`, () => {
+    it.scopedLive("talks to a server process over newline-delimited JSON", () =>
+      Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(fake(), options)
+        const result = yield* connection.callTool("add", { a: 2, b: 40 })
+        assert.deepStrictEqual(result.structuredContent, { sum: 42 })
+        assert.strictEqual(connection.negotiated()!.serverInfo.name, "mcp-effect-demo")
+      }).pipe(Effect.provide(platform)))
+
+    it.scopedLive("skips a malformed line, logging a summary but never the payload, and keeps working", () => {
+      const logs = captureLogs()
+      return Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(
+          fake(["--faults", JSON.stringify([{ method: "tools/call", action: "malformed", times: 1 }])]),
+          options
+        )
+        const result = yield* connection.callTool("echo", { message: "still fine" })
+        assert.deepStrictEqual(result.content, [{ type: "text", text: "still fine" }])
+        const warning = logs.lines.find((l) => l.includes("malformed line"))
+        assert.isDefined(warning)
+        assert.notInclude(warning!, "this is not json")
+      }).pipe(Effect.provide(platform), Effect.provide(logs.layer))
+    })
+
+    it.scopedLive("skips an over-long line as too long", () => {
+      const logs = captureLogs()
+      return Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(fake([], { maxMessageBytes: 4096 }), options)
+        const error = yield* Effect.flip(connection.callTool("blob", { bytes: 10_000 }, { timeout: "1 second" }))
+        assert.instanceOf(error, RequestTimeoutError)
+        assert.isDefined(logs.lines.find((l) => l.includes("too long line")))
+        const small = yield* connection.callTool("blob", { bytes: 10 })
+        assert.strictEqual((small.content[0] as { text: string }).text, "x".repeat(10))
+      }).pipe(Effect.provide(platform), Effect.provide(logs.layer))
+    })
+
+    it.scopedLive("a crashed process fails in-flight requests with ConnectionError and restarts on the next request", () =>
+      Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(fake(), options)
+        const error = yield* Effect.flip(connection.callTool("crash", {}))
+        assert.instanceOf(error, ConnectionError)
+        assert.include(error.message, "exited with code 3")
+        const result = yield* connection.callTool("echo", { message: "back" })
+        assert.deepStrictEqual(result.content, [{ type: "text", text: "back" }])
+      }).pipe(Effect.provide(platform)))
+
+    it.scopedLive("a JSON-RPC error from the process is a ServerError", () =>
+      Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(
+          fake([
+            "--faults",
+            JSON.stringify([{ method: "tools/call", action: "error", code: -32000, message: "nope" }])
+          ]),
+          options
+        )
+        const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }))
+        assert.instanceOf(error, ServerError)
+        assert.strictEqual(error.code, -32000)
+      }).pipe(Effect.provide(platform)))
+
+    it.live("a command that cannot start fails with ConnectionError", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Effect.scoped(ServerConnection.make(
+          Stdio.config({ name: "missing", command: "/nonexistent/mcp-server" }),
+          options
+        )))
+        assert.instanceOf(error, ConnectionError)
+      }).pipe(Effect.provide(platform)))
+
+    it.live("closing the scope stops a server that ignores SIGTERM (stdin close → SIGTERM → SIGKILL)", () => {
+      const logs = captureLogs()
+      return Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const connection = yield* ServerConnection.make(
+          fake(["--ignore-sigterm"], { shutdownTimeout: "300 millis" }),
+          options
+        ).pipe(Scope.extend(scope))
+        yield* connection.ping()
+        // The fake server announces its pid on stderr, which the transport drains to the log.
+        const pid = Number(/ready pid=(\d+)/.exec(logs.lines.join("\n"))?.[1])
+        assert.isTrue(isAlive(pid))
+        yield* Scope.close(scope, Exit.void)
+        assert.isFalse(isAlive(pid))
+        assert.isDefined(logs.lines.find((l) => l.includes("ignored SIGTERM")))
+      }).pipe(
+        Effect.provide(platform),
+        Effect.provide(logs.layer),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
       )
-      const result = yield* connection.callTool("echo", { message: "still fine" })
-      assert.deepStrictEqual(result.content, [{ type: "text", text: "still fine" }])
-      const warning = logs.lines.find((l) => l.includes("malformed line"))
-      assert.isDefined(warning)
-      assert.notInclude(warning!, "this is not json")
-    }).pipe(Effect.provide(NodeContext.layer), Effect.provide(logs.layer))
+    })
   })
-
-  it.scopedLive("skips an over-long line as too long", () => {
-    const logs = captureLogs()
-    return Effect.gen(function*() {
-      const connection = yield* ServerConnection.make(fake([], { maxMessageBytes: 4096 }), options)
-      const error = yield* Effect.flip(connection.callTool("blob", { bytes: 10_000 }, { timeout: "1 second" }))
-      assert.instanceOf(error, RequestTimeoutError)
-      assert.isDefined(logs.lines.find((l) => l.includes("too long line")))
-      const small = yield* connection.callTool("blob", { bytes: 10 })
-      assert.strictEqual((small.content[0] as { text: string }).text, "x".repeat(10))
-    }).pipe(Effect.provide(NodeContext.layer), Effect.provide(logs.layer))
-  })
-
-  it.scopedLive("a crashed process fails in-flight requests with ConnectionError and restarts on the next request", () =>
-    Effect.gen(function*() {
-      const connection = yield* ServerConnection.make(fake(), options)
-      const error = yield* Effect.flip(connection.callTool("crash", {}))
-      assert.instanceOf(error, ConnectionError)
-      assert.include(error.message, "exited with code 3")
-      const result = yield* connection.callTool("echo", { message: "back" })
-      assert.deepStrictEqual(result.content, [{ type: "text", text: "back" }])
-    }).pipe(Effect.provide(NodeContext.layer)))
-
-  it.scopedLive("a JSON-RPC error from the process is a ServerError", () =>
-    Effect.gen(function*() {
-      const connection = yield* ServerConnection.make(
-        fake(["--faults", JSON.stringify([{ method: "tools/call", action: "error", code: -32000, message: "nope" }])]),
-        options
-      )
-      const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }))
-      assert.instanceOf(error, ServerError)
-      assert.strictEqual(error.code, -32000)
-    }).pipe(Effect.provide(NodeContext.layer)))
-
-  it.live("a command that cannot start fails with ConnectionError", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(Effect.scoped(ServerConnection.make(
-        Stdio.config({ name: "missing", command: "/nonexistent/mcp-server" }),
-        options
-      )))
-      assert.instanceOf(error, ConnectionError)
-    }).pipe(Effect.provide(NodeContext.layer)))
-
-  it.live("closing the scope stops a server that ignores SIGTERM (stdin close → SIGTERM → SIGKILL)", () => {
-    const logs = captureLogs()
-    return Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const connection = yield* ServerConnection.make(
-        fake(["--ignore-sigterm"], { shutdownTimeout: "300 millis" }),
-        options
-      ).pipe(Scope.extend(scope))
-      yield* connection.ping()
-      // The fake server announces its pid on stderr, which the transport drains to the log.
-      const pid = Number(/ready pid=(\d+)/.exec(logs.lines.join("\n"))?.[1])
-      assert.isTrue(isAlive(pid))
-      yield* Scope.close(scope, Exit.void)
-      assert.isFalse(isAlive(pid))
-      assert.isDefined(logs.lines.find((l) => l.includes("ignored SIGTERM")))
-    }).pipe(
-      Effect.provide(NodeContext.layer),
-      Effect.provide(logs.layer),
-      Logger.withMinimumLogLevel(LogLevel.Debug)
-    )
-  })
-})
+}

@@ -89,10 +89,11 @@ export const make = <R>(
       })
 
     const callTool: McpClient.Service["callTool"] = (name, args, callOptions) => {
+      if (callOptions?.server === undefined && servers.length === 1) {
+        return servers[0]!.callTool(name, args, callOptions)
+      }
       const target = callOptions?.server !== undefined
         ? server(callOptions.server)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
         : Effect.flatMap(findTool(name), (tool) => server(tool.server))
       return Effect.flatMap(target, (c) => c.callTool(name, args, callOptions))
     }

@@ -26,8 +26,8 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
   let discarding = false
 
   const emit = (line: Buffer) => {
-    const text = line.toString("utf8").trim()
-    if (text.length === 0) return
+    const text = line.toString("utf8")
+    if (text.length === 0 || (text.length < 3 && text.trim().length === 0)) return
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -99,7 +99,5 @@ export const summarize = (text: string): string => {
   return parts.join(" ")
 }
 
-const encoder = new TextEncoder()
-
 /** @internal */
-export const encodeLine = (message: object): Uint8Array => encoder.encode(JSON.stringify(message) + "\n")
+export const encodeLine = (message: object): string => JSON.stringify(message) + "\n"

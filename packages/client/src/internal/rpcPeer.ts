@@ -246,6 +246,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       Effect.sync(() => onClose(new ConnectionError({ server, message: "connection closed" })))
     )
 
+    const clock = yield* Effect.clock
+
     const request = (
       method: string,
       params: Params,
@@ -264,33 +266,30 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         const message = outgoing === undefined
           ? { jsonrpc: "2.0", id, method }
           : { jsonrpc: "2.0", id, method, params: outgoing }
-        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const entry: Pending = {
-            method,
-            deadline: now + timeoutMs,
-            timeoutMs,
-            cancellable: requestOptions?.cancellable ?? true,
-            onProgress: onProgressCallback,
-            resume: undefined,
-            settled: undefined
-          }
-          pending.set(id, entry)
-          watchDeadline(entry.deadline)
-          const abandon = Effect.sync(() => {
+        const entry: Pending = {
+          method,
+          deadline: clock.unsafeCurrentTimeMillis() + timeoutMs,
+          timeoutMs,
+          cancellable: requestOptions?.cancellable ?? true,
+          onProgress: onProgressCallback,
+          resume: undefined,
+          settled: undefined
+        }
+        pending.set(id, entry)
+        watchDeadline(entry.deadline)
+        // The response completes the request through the callback kept in the pending map:
+        // no fiber, timer or Deferred of its own (see docs/architecture.md).
+        const awaitResponse = Effect.async<unknown, RequestError>((resume) => {
+          if (entry.settled !== undefined) return resume(entry.settled)
+          entry.resume = resume
+          return Effect.sync(() => {
             if (pending.delete(id) && entry.cancellable) sendCancelled(id, "request abandoned by the client")
           })
-          return open.send(message).pipe(
-            Effect.tapError(() => Effect.sync(() => pending.delete(id))),
-            Effect.zipRight(
-              Effect.async<unknown, RequestError>((resume) => {
-                if (entry.settled !== undefined) return resume(entry.settled)
-                entry.resume = resume
-                return abandon
-              })
-            ),
-            Effect.onInterrupt(() => abandon)
-          )
         })
+        return Effect.zipRight(
+          Effect.tapError(open.send(message), () => Effect.sync(() => pending.delete(id))),
+          awaitResponse
+        )
       })
 
     const notify = (method: string, params?: Record<string, unknown>) =>

@@ -24,9 +24,13 @@ interface Session {
 
 type Params = Record<string, unknown> | undefined
 
+// The schemas transform nothing, so a value that passes the (allocation-free) check is its own
+// decoding, unknown fields included; only a failure pays for a full decode to explain itself.
 const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const is = Schema.is(schema)
   const decode = Schema.decodeUnknownEither(schema, McpSchema.parseOptions)
   return (server: string, method: string, value: unknown): Effect.Effect<A, InvalidResponseError> => {
+    if (is(value)) return Effect.succeed(value)
     const result = decode(value)
     return Either.isRight(result)
       ? Effect.succeed(result.right)
@@ -149,12 +153,18 @@ export const make = <R>(
       method: string,
       params: Params,
       requestOptions?: RequestOptions
-    ): Effect.Effect<unknown, ConnectError> =>
-      Effect.flatMap(session, (s) =>
-        s.peer.request(method, params, {
-          timeoutMs: timeoutOf(requestOptions),
-          onProgress: requestOptions?.onProgress
-        }))
+    ): Effect.Effect<unknown, ConnectError> => {
+      const peerOptions = requestOptions === undefined ? undefined : {
+        timeoutMs: timeoutOf(requestOptions),
+        onProgress: requestOptions.onProgress
+      }
+      // Fast path: an open session is used without going through the reopen lock.
+      return Effect.suspend(() =>
+        live !== undefined && live.peer.isOpen()
+          ? live.peer.request(method, params, peerOptions)
+          : Effect.flatMap(session, (s) => s.peer.request(method, params, peerOptions))
+      )
+    }
 
     const gated = (
       method: string,

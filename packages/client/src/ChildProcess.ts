@@ -1,0 +1,129 @@
+/**
+ * Starting server processes, as a service: the stdio transport needs only a process it can
+ * write to and be called back from. `@mcp-effect/node` provides a direct `node:child_process`
+ * implementation; {@link layerCommandExecutor} adapts any `@effect/platform` `CommandExecutor`.
+ *
+ * Output arrives through callbacks rather than a `Stream` so that a message costs no fiber or
+ * channel hop (see `docs/architecture.md`).
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpawnOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** Variables added to the inherited environment. */
+  readonly env?: Record<string, string> | undefined
+  readonly cwd?: string | undefined
+  readonly onStdout: (chunk: Uint8Array) => void
+  readonly onStderr: (chunk: Uint8Array) => void
+}
+
+/**
+ * How a process ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExitStatus {
+  readonly code: number | null
+  readonly signal: string | null
+}
+
+/**
+ * A running process. `kill` signals its whole process group.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChildProcess {
+  readonly pid: number | undefined
+  /** Writes text to stdin; `false` once stdin is closed. */
+  readonly write: (text: string) => boolean
+  /** Closes stdin, the polite way to ask a stdio server to stop. */
+  readonly endInput: () => void
+  readonly kill: (signal: "SIGTERM" | "SIGKILL") => void
+  /** Resolves once the process exited and its output was delivered. */
+  readonly exited: Effect.Effect<ExitStatus>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Starts a process in the current scope; closing the scope kills what is still running. */
+  readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildProcess, Error, Scope.Scope>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ChildProcessSpawner
+  extends Context.Tag("@mcp-effect/client/ChildProcessSpawner")<ChildProcessSpawner, Service>()
+{}
+
+const encoder = new TextEncoder()
+
+/**
+ * A spawner on any platform's `CommandExecutor` (Bun, Deno, Node). Costs a stream hop per
+ * message; on Node prefer `NodeChildProcess.layer` from `@mcp-effect/node`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerCommandExecutor: Layer.Layer<ChildProcessSpawner, never, CommandExecutor.CommandExecutor> = Layer
+  .effect(
+    ChildProcessSpawner,
+    Effect.map(CommandExecutor.CommandExecutor, (executor) => ({
+      spawn: (options) =>
+        Effect.gen(function*() {
+          let command = Command.make(options.command, ...options.args)
+          if (options.env !== undefined) command = Command.env(command, options.env)
+          if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+          const proc = yield* executor.start(command)
+          const stdin = yield* Mailbox.make<Uint8Array>()
+          yield* Effect.forkScoped(Effect.ignore(Stream.run(Mailbox.toStream(stdin), proc.stdin)))
+          const drain = (stream: Stream.Stream<Uint8Array, unknown>, onChunk: (chunk: Uint8Array) => void) =>
+            Effect.forkScoped(Effect.ignore(Stream.runForEach(stream, (chunk) => Effect.sync(() => onChunk(chunk)))))
+          const stdout = yield* drain(proc.stdout, options.onStdout)
+          yield* drain(proc.stderr, options.onStderr)
+          const exited = yield* Deferred.make<ExitStatus>()
+          yield* Effect.forkScoped(
+            Effect.zipRight(
+              stdout.await,
+              Effect.flatMap(
+                Effect.either(proc.exitCode),
+                (exit) =>
+                  Deferred.succeed(
+                    exited,
+                    exit._tag === "Right" ? { code: exit.right, signal: null } : { code: null, signal: "unknown" }
+                  )
+              )
+            )
+          )
+          const signal = (name: "SIGTERM" | "SIGKILL") => Effect.runFork(Effect.ignore(proc.kill(name)))
+          return {
+            pid: proc.pid,
+            write: (text) => stdin.unsafeOffer(encoder.encode(text)),
+            endInput: () => void Effect.runFork(stdin.end),
+            kill: (name) => void signal(name),
+            exited: Deferred.await(exited)
+          } satisfies ChildProcess
+        })
+    }))
+  )
