@@ -42,7 +42,7 @@ export const config = (options: {
   name: options.name,
   kind: "memory",
   readTimeout: options.readTimeout,
-  transport: (sink) =>
+  transport: (sink, server) =>
     Effect.gen(function*() {
       let open = true
       const clientSink: TransportSink = {
@@ -57,9 +57,9 @@ export const config = (options: {
       }
       const endpoint = yield* options.server(clientSink)
       yield* Effect.addFinalizer(() => Effect.sync(() => (open = false)))
-      const closed = new ConnectionError({ server: options.name, message: "in-memory connection is closed" })
+      const closed = new ConnectionError({ server, message: "in-memory connection is closed" })
       return {
-        description: `memory:${options.name}`,
+        description: `memory:${server}`,
         send: (message) =>
           Effect.suspend(() => {
             if (!open) return Effect.fail(closed)

@@ -12,6 +12,7 @@ import * as internal from "./internal/mcpClient.js"
 import type {
   AmbiguousToolError,
   CapabilityError,
+  ConfigError,
   ConnectError,
   ServerNotFoundError,
   ToolNotFoundError
@@ -163,16 +164,18 @@ export interface Service {
 export class McpClient extends Context.Tag("@mcp-effect/client/McpClient")<McpClient, Service>() {}
 
 /**
- * Connects every configured server (concurrently) in the current scope.
+ * Connects every configured server (concurrently) in the current scope. Server names must be
+ * unique (`ConfigError` otherwise).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: <R>(options: Options<R>) => Effect.Effect<Service, ConnectError, Scope.Scope | R> = internal.make
+export const make: <R>(options: Options<R>) => Effect.Effect<Service, ConnectError | ConfigError, Scope.Scope | R> =
+  internal.make
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layer = <R>(options: Options<R>): Layer.Layer<McpClient, ConnectError, R> =>
+export const layer = <R>(options: Options<R>): Layer.Layer<McpClient, ConnectError | ConfigError, R> =>
   Layer.scoped(McpClient, make(options))

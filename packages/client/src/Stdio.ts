@@ -60,9 +60,8 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
  * @since 0.1.0
  * @category constructors
  */
-export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink) =>
+export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink, server) =>
   Effect.gen(function*() {
-    const server = options.name ?? defaultName(options.command)
     const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? "2 seconds")
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const spawner = yield* ChildProcessSpawner

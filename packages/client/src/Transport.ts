@@ -39,11 +39,13 @@ export interface Transport {
 }
 
 /**
- * Opens a connection in the given scope; closing the scope closes the connection.
+ * Opens a connection in the given scope; closing the scope closes the connection. `server` is
+ * the configured server name, for errors and logs.
  *
  * @since 0.1.0
  * @category models
  */
 export type TransportFactory<R = never> = (
-  sink: TransportSink
+  sink: TransportSink,
+  server: string
 ) => Effect.Effect<Transport, ConnectionError, Scope.Scope | R>

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import { AmbiguousToolError, ServerNotFoundError, ToolNotFoundError } from "@mcp-effect/client/McpError"
+import { AmbiguousToolError, ConfigError, ServerNotFoundError, ToolNotFoundError } from "@mcp-effect/client/McpError"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -115,6 +115,14 @@ describe("McpClient", () => {
       yield* client.onNotification((_, method) => seen.push(method))
       yield* alpha.notify("notifications/message", { level: "info", data: "x" })
       assert.deepStrictEqual(seen, ["notifications/message"])
+    }))
+
+  it.scoped("refuses two servers of the same name with ConfigError", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ tools: [] })
+      const error = yield* Effect.flip(McpClient.make({ servers: [server.config(), server.config()] }))
+      assert.instanceOf(error, ConfigError)
+      assert.strictEqual(yield* server.connections, 0)
     }))
 
   it.effect("is provided as a layer", () =>

@@ -131,14 +131,23 @@ export const configsFor = (
   if (list.length > 1 && options.name !== undefined) {
     return Effect.fail(new ConfigError({ message: "name applies to a single target only" }))
   }
+  const taken = new Map<string, number>()
   return Effect.forEach(list, (target) =>
-    Target.toConfig(target, {
-      name: options.name,
-      readTimeout: options.readTimeout,
-      transport: options.transport,
-      env: options.env,
-      cwd: options.cwd
-    }))
+    Effect.map(
+      Target.toConfig(target, {
+        name: options.name,
+        readTimeout: options.readTimeout,
+        transport: options.transport,
+        env: options.env,
+        cwd: options.cwd
+      }),
+      (config) => {
+        // Names derived from targets are made unique: `node`, `node-2`, …
+        const seen = (taken.get(config.name) ?? 0) + 1
+        taken.set(config.name, seen)
+        return seen === 1 ? config : { ...config, name: `${config.name}-${seen}` }
+      }
+    ))
 }
 
 /**

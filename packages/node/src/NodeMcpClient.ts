@@ -57,7 +57,8 @@ export const fromFile = (
  */
 export const layer = (
   options: McpClient.Options<ChildProcessSpawner>
-): Layer.Layer<McpClient.McpClient, ConnectError> => McpClient.layer(options).pipe(Layer.provide(platform))
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  McpClient.layer(options).pipe(Layer.provide(platform))
 
 /**
  * The client for the servers of the configuration file named by `MCP_CONFIG` (default

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "../McpClient.js"
-import { AmbiguousToolError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
+import { AmbiguousToolError, ConfigError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
 import type { ConnectError } from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ServerConnection from "../ServerConnection.js"
@@ -15,8 +15,14 @@ type Feature = "tools" | "prompts" | "resources"
 /** @internal */
 export const make = <R>(
   options: McpClient.Options<R>
-): Effect.Effect<McpClient.Service, ConnectError, Scope.Scope | R> =>
+): Effect.Effect<McpClient.Service, ConnectError | ConfigError, Scope.Scope | R> =>
   Effect.gen(function*() {
+    const duplicates = options.servers.map((s) => s.name).filter((name, i, all) => all.indexOf(name) !== i)
+    if (duplicates.length > 0) {
+      return yield* new ConfigError({
+        message: `server names must be unique; repeated: ${[...new Set(duplicates)].join(", ")}`
+      })
+    }
     const listeners = new Set<ServerConnection.NotificationListener>()
     const onNotification: ServerConnection.NotificationListener = (server, method, params) => {
       for (const listener of listeners) {

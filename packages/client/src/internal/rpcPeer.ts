@@ -236,10 +236,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       else onOne(message)
     }
 
-    transport = yield* options.transport({
-      onMessage,
-      onClose
-    })
+    transport = yield* options.transport({ onMessage, onClose }, server)
     const open = transport
 
     yield* Effect.addFinalizer(() =>
