@@ -153,6 +153,19 @@ export interface Service {
     options?: CallOptions
   ) => Effect.Effect<McpSchema.CompleteResult, ConnectError | CapabilityError | ServerNotFoundError>
   readonly ping: (options?: CallOptions) => Effect.Effect<void, ConnectError | ServerNotFoundError>
+  /** Sets the log level on every server that declares `logging` (or on `{ server }`, gated). */
+  readonly setLogLevel: (
+    level: McpSchema.LoggingLevel,
+    options?: CallOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
+  readonly subscribeResource: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
+  readonly unsubscribeResource: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
   /** Registers a listener for every server's notifications until the scope closes. */
   readonly onNotification: (listener: NotificationListener) => Effect.Effect<void, never, Scope.Scope>
 }

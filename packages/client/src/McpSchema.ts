@@ -482,6 +482,20 @@ export interface CompleteRequest {
 }
 
 /**
+ * Severity levels of `notifications/message` (RFC 5424), least severe first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LoggingLevel = typeof LOGGING_LEVELS[number]
+
+/**
  * A page of a paginated list: the items under `key` and an optional `nextCursor`.
  *
  * @since 0.1.0

@@ -90,6 +90,20 @@ export interface ServerConnection {
     request: McpSchema.CompleteRequest,
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CompleteResult, ConnectError | CapabilityError>
+  /** Asks the server to send `notifications/message` at `level` and above (needs `logging`). */
+  readonly setLogLevel: (
+    level: McpSchema.LoggingLevel,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError>
+  /** `resources/subscribe`: updates then arrive as `notifications/resources/updated`. */
+  readonly subscribeResource: (
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError>
+  readonly unsubscribeResource: (
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ConnectError | CapabilityError>
 }
 
 /**

@@ -135,3 +135,17 @@ describe("McpClient", () => {
       assert.strictEqual(firstText(result), "hi")
     }))
 })
+
+describe("McpClient.setLogLevel", () => {
+  it.scoped("skips servers without logging", () =>
+    Effect.gen(function*() {
+      const quiet = yield* FakeServer.make({ tools: [] })
+      const chatty = yield* FakeServer.make({ tools: [], logging: true })
+      const client = yield* McpClient.make({
+        servers: [quiet.config({ name: "quiet" }), chatty.config({ name: "chatty" })]
+      })
+      yield* client.setLogLevel("error")
+      assert.strictEqual((yield* quiet.requests("logging/setLevel")).length, 0)
+      assert.deepStrictEqual((yield* chatty.requests("logging/setLevel")).map((r) => r.params), [{ level: "error" }])
+    }))
+})

@@ -255,3 +255,33 @@ describe("ServerConnection (legacy era)", () => {
       assert.deepStrictEqual(seen, ["1/3", "2/3", "3/3"])
     }))
 })
+
+describe("ServerConnection capability gating", () => {
+  it.scoped("setLogLevel and resource subscriptions need logging and resources.subscribe", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect(Scenarios.demo)
+      const noLogging = yield* Effect.flip(connection.setLogLevel("debug"))
+      assert.instanceOf(noLogging, CapabilityError)
+      assert.strictEqual(noLogging.capability, "logging")
+      const noSubscribe = yield* Effect.flip(connection.subscribeResource("demo://readme"))
+      assert.instanceOf(noSubscribe, CapabilityError)
+      assert.strictEqual(noSubscribe.capability, "resources.subscribe")
+      const sent = (yield* server.received).map((r) => r.method)
+      assert.notInclude(sent, "logging/setLevel")
+      assert.notInclude(sent, "resources/subscribe")
+    }))
+
+  it.scoped("sends them when the server declares the capabilities", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({ ...Scenarios.demo, logging: true, subscriptions: true })
+      yield* connection.setLogLevel("warning")
+      yield* connection.subscribeResource("demo://readme")
+      yield* connection.unsubscribeResource("demo://readme")
+      const sent = (yield* server.received).filter((r) => r.id !== undefined).map((r) => [r.method, r.params])
+      assert.deepStrictEqual(sent.slice(1), [
+        ["logging/setLevel", { level: "warning" }],
+        ["resources/subscribe", { uri: "demo://readme" }],
+        ["resources/unsubscribe", { uri: "demo://readme" }]
+      ])
+    }))
+})

@@ -109,6 +109,10 @@ export interface Definition {
   readonly completions?:
     | ((ref: McpSchema.CompletionReference, argument: { name: string; value: string }) => ReadonlyArray<string>)
     | undefined
+  /** Declares `logging` and serves `logging/setLevel`. */
+  readonly logging?: boolean | undefined
+  /** Declares `resources.subscribe` and serves `resources/subscribe` / `unsubscribe`. */
+  readonly subscriptions?: boolean | undefined
   /** Items per page of every list (default: everything on one page). */
   readonly pageSize?: number | undefined
   readonly faults?: ReadonlyArray<Fault> | undefined
@@ -201,8 +205,9 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       tools: { listChanged: true },
       ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
       ...(definition.resources !== undefined || definition.resourceTemplates !== undefined
-        ? { resources: { listChanged: true } }
+        ? { resources: { listChanged: true, ...(definition.subscriptions === true ? { subscribe: true } : {}) } }
         : {}),
+      ...(definition.logging === true ? { logging: {} } : {}),
       ...(definition.completions !== undefined ? { completions: {} } : {})
     }
 
@@ -286,6 +291,15 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
           }
           return Effect.succeed({ contents: found.contents })
         }
+        case "logging/setLevel":
+          return definition.logging === true
+            ? Effect.succeed({})
+            : Effect.fail({ code: -32601, message: "Method not found" })
+        case "resources/subscribe":
+        case "resources/unsubscribe":
+          return definition.subscriptions === true
+            ? Effect.succeed({})
+            : Effect.fail({ code: -32601, message: "Method not found" })
         case "completion/complete": {
           if (definition.completions === undefined) return Effect.fail({ code: -32601, message: "Method not found" })
           const values = definition.completions(

@@ -128,6 +128,9 @@ export const make = <R>(
     const promptServer = (name: string, selected: string | undefined) =>
       locate(selected, Effect.map(listPrompts(), (prompts) => prompts.find((p) => p.name === name)?.server))
 
+    const resourceServer = (uri: string, selected: string | undefined) =>
+      locate(selected, Effect.map(listResources(), (resources) => resources.find((r) => r.uri === uri)?.server))
+
     return {
       servers,
       server,
@@ -147,13 +150,7 @@ export const make = <R>(
       listResourceTemplates: (listOptions) =>
         aggregate("resources", listOptions?.server, (c) => c.listResourceTemplates(listOptions)),
       readResource: (uri, callOptions) =>
-        Effect.flatMap(
-          locate(
-            callOptions?.server,
-            Effect.map(listResources(), (resources) => resources.find((r) => r.uri === uri)?.server)
-          ),
-          (c) => c.readResource(uri, callOptions)
-        ),
+        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.readResource(uri, callOptions)),
       complete: (request, callOptions) =>
         Effect.flatMap(
           request.ref.type === "ref/prompt"
@@ -165,6 +162,18 @@ export const make = <R>(
         callOptions?.server !== undefined
           ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
           : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
+      setLogLevel: (level, callOptions) =>
+        callOptions?.server !== undefined
+          ? Effect.flatMap(server(callOptions.server), (c) => c.setLogLevel(level, callOptions))
+          : Effect.asVoid(Effect.forEach(
+            servers.filter((c) => c.negotiated()?.capabilities.logging !== undefined),
+            (c) => c.setLogLevel(level, callOptions),
+            { concurrency: "unbounded" }
+          )),
+      subscribeResource: (uri, callOptions) =>
+        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.subscribeResource(uri, callOptions)),
+      unsubscribeResource: (uri, callOptions) =>
+        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.unsubscribeResource(uri, callOptions)),
       onNotification: (listener) =>
         Effect.acquireRelease(
           Effect.sync(() => listeners.add(listener)),

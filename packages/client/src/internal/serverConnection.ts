@@ -252,6 +252,10 @@ export const make = <R>(
           request("resources/read", { uri }, requestOptions),
           (raw) => decodeReadResource(server, "resources/read", raw)
         ),
+      setLogLevel: (level, requestOptions) => Effect.asVoid(gated("logging/setLevel", { level }, requestOptions)),
+      subscribeResource: (uri, requestOptions) => Effect.asVoid(gated("resources/subscribe", { uri }, requestOptions)),
+      unsubscribeResource: (uri, requestOptions) =>
+        Effect.asVoid(gated("resources/unsubscribe", { uri }, requestOptions)),
       complete: (completeRequest, requestOptions) =>
         Effect.flatMap(
           gated("completion/complete", { ...completeRequest }, requestOptions),
