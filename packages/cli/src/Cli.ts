@@ -16,7 +16,6 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
@@ -67,7 +66,7 @@ export type CliError = McpError.McpError | UsageError | ToolResultError
  * @since 0.1.0
  * @category models
  */
-export type Environment = CliApp.CliApp.Environment | ChildProcessSpawner
+export type Environment = CliApp.CliApp.Environment | Target.Requirements
 
 /**
  * The options every command takes.
@@ -128,12 +127,12 @@ const uniqueName = (base: string, taken: Set<string>): string => {
  */
 export const configs = (
   targets: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, McpError.ConfigError> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<Target.Requirements>>, McpError.ConfigError> =>
   targets.length === 0
     ? Effect.map(Demo.server, (config) => [config])
     : Effect.gen(function*() {
       const taken = new Set<string>()
-      const result: Array<ServerConfig<ChildProcessSpawner>> = []
+      const result: Array<ServerConfig<Target.Requirements>> = []
       for (const target of targets) {
         const detected = yield* Target.toConfig(target)
         const name = uniqueName(detected.name, taken)
@@ -154,7 +153,7 @@ export const connect = (
 ): Effect.Effect<
   McpClient.Service,
   McpError.ConnectError | McpError.ConfigError,
-  Scope.Scope | ChildProcessSpawner
+  Scope.Scope | Target.Requirements
 > => Effect.flatMap(configs(targets), (servers) => McpClient.make({ servers }))
 
 interface Context {
@@ -185,7 +184,7 @@ const connected = <A, E>(
 ): Effect.Effect<
   A,
   E | McpError.ConnectError | McpError.ConfigError,
-  ChildProcessSpawner
+  Target.Requirements
 > => {
   const program = Effect.scoped(Effect.flatMap(connect(options.target), (client) =>
     body({

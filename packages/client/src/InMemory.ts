@@ -53,6 +53,9 @@ export const config = (options: {
           if (!open) return
           open = false
           sink.onClose(error)
+        },
+        onRequestFailed: (id, error) => {
+          if (open) sink.onRequestFailed(id, error)
         }
       }
       const endpoint = yield* options.server(clientSink)

@@ -104,6 +104,8 @@ export interface Options<R = never> {
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Most pages one list call follows (default 100). */
   readonly maxPages?: number | undefined
+  /** A listener registered before any server connects, so it also sees the first notifications. */
+  readonly onNotification?: NotificationListener | undefined
 }
 
 /**

@@ -10,10 +10,13 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { ChildProcessSpawner } from "./ChildProcess.js"
+import * as Http from "./Http.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
+import * as Sse from "./Sse.js"
 import * as Stdio from "./Stdio.js"
+import * as StreamableHttp from "./StreamableHttp.js"
+import type { Requirements } from "./Target.js"
 
 const StdioEntry = Schema.Struct({
   type: Schema.optional(Schema.Literal("stdio")),
@@ -26,7 +29,11 @@ const StdioEntry = Schema.Struct({
 
 const HttpEntry = Schema.Struct({
   type: Schema.Literal("streamable_http", "sse", "http"),
-  url: Schema.String
+  url: Schema.String,
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  readTimeout: Schema.optional(Schema.Number),
+  retries: Schema.optional(Schema.Number),
+  endpoint: Schema.optional(Schema.String)
 })
 
 const File = Schema.Struct({
@@ -41,17 +48,28 @@ const File = Schema.Struct({
  */
 export const parse = (
   document: unknown
-): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, ConfigError> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<Requirements>>, ConfigError> =>
   Effect.gen(function*() {
     const file = yield* Schema.decodeUnknown(File)(document).pipe(
       Effect.mapError(() => new ConfigError({ message: "the configuration has no \"mcpServers\" object" }))
     )
-    const configs: Array<ServerConfig<ChildProcessSpawner>> = []
+    const configs: Array<ServerConfig<Requirements>> = []
     for (const [name, entry] of Object.entries(file.mcpServers)) {
       if (Schema.is(HttpEntry)(entry)) {
-        return yield* new ConfigError({
-          message: `server "${name}": the ${entry.type} transport is not available in this version`
-        })
+        const common = {
+          name,
+          headers: entry.headers,
+          retries: entry.retries,
+          readTimeout: entry.readTimeout === undefined ? undefined : entry.readTimeout * 1000
+        }
+        configs.push(
+          entry.type === "sse"
+            ? Sse.config({ ...common, url: entry.url })
+            : entry.type === "http"
+            ? Http.config({ ...common, baseUrl: entry.url, endpoint: entry.endpoint })
+            : StreamableHttp.config({ ...common, url: entry.url })
+        )
+        continue
       }
       const stdio = yield* Schema.decodeUnknown(StdioEntry)(entry).pipe(
         Effect.mapError((error) => new ConfigError({ message: `server "${name}": ${error.message}` }))
@@ -76,7 +94,7 @@ export const parse = (
  */
 export const load = (
   path: string
-): Effect.Effect<ReadonlyArray<ServerConfig<ChildProcessSpawner>>, ConfigError, FileSystem.FileSystem> =>
+): Effect.Effect<ReadonlyArray<ServerConfig<Requirements>>, ConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(path).pipe(

@@ -38,6 +38,69 @@ export class RequestTimeoutError extends Schema.TaggedError<RequestTimeoutError>
 }
 
 /**
+ * A body (after decompression) or a single message grew past its cap; the response was
+ * abandoned. Never retried.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResponseTooLargeError extends Schema.TaggedError<ResponseTooLargeError>()("ResponseTooLargeError", {
+  server: Schema.String,
+  limit: Schema.Number
+}) {
+  override get message(): string {
+    return `a response from ${this.server} exceeded ${this.limit} bytes and was abandoned`
+  }
+}
+
+/**
+ * The server answered HTTP 5xx: the request probably did not complete, so it is retried
+ * (never for `tools/call`) while the retry budget lasts. Belongs to the server-error family.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TransientServerError extends Schema.TaggedError<TransientServerError>()("TransientServerError", {
+  server: Schema.String,
+  method: Schema.String,
+  status: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.server} answered HTTP ${this.status} to ${this.method}`
+  }
+}
+
+/**
+ * The server no longer knows the HTTP session (404 for a session id). Idempotent requests are
+ * re-sent once on a new session; a `tools/call` fails with this error so the caller decides.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionExpiredError extends Schema.TaggedError<SessionExpiredError>()("SessionExpiredError", {
+  server: Schema.String,
+  method: Schema.String
+}) {
+  override get message(): string {
+    return `${this.server} expired the session; ${this.method} was not re-sent`
+  }
+}
+
+/**
+ * A response stream ended before the response arrived and could not be resumed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResponseStreamClosedError
+  extends Schema.TaggedError<ResponseStreamClosedError>()("ResponseStreamClosedError", {
+    server: Schema.String,
+    method: Schema.String,
+    message: Schema.String
+  })
+{}
+
+/**
  * The server answered with a JSON-RPC error. `code`, `message` and `data` are the server's.
  *
  * @since 0.1.0
@@ -162,7 +225,13 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
  * @since 0.1.0
  * @category models
  */
-export type TransportError = ConnectionError | RequestTimeoutError
+export type TransportError =
+  | ConnectionError
+  | RequestTimeoutError
+  | ResponseTooLargeError
+  | TransientServerError
+  | SessionExpiredError
+  | ResponseStreamClosedError
 
 /**
  * Everything a request to a server can fail with once the connection is up.
@@ -187,6 +256,10 @@ export type ConnectError = RequestError | UnsupportedProtocolVersionError
 export type McpError =
   | ConnectionError
   | RequestTimeoutError
+  | ResponseTooLargeError
+  | TransientServerError
+  | SessionExpiredError
+  | ResponseStreamClosedError
   | ServerError
   | InvalidResponseError
   | UnsupportedProtocolVersionError
@@ -199,6 +272,10 @@ export type McpError =
 const tags = new Set<string>([
   "ConnectionError",
   "RequestTimeoutError",
+  "ResponseTooLargeError",
+  "TransientServerError",
+  "SessionExpiredError",
+  "ResponseStreamClosedError",
   "ServerError",
   "InvalidResponseError",
   "UnsupportedProtocolVersionError",

@@ -12,7 +12,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/rpcPeer.js"
 import type { ConnectionError, RequestError, ServerError } from "./McpError.js"
-import type { TransportFactory } from "./Transport.js"
+import type { SendError, TransportFactory } from "./Transport.js"
 
 /**
  * A `notifications/progress` payload routed to the request that asked for it.
@@ -77,7 +77,7 @@ export interface RpcPeer {
     params: Record<string, unknown> | undefined,
     options?: RequestOptions
   ) => Effect.Effect<unknown, RequestError>
-  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, ConnectionError>
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, SendError>
   /** Whether the transport is still open. */
   readonly isOpen: () => boolean
   /** Resolves when the connection dies, with the reason. */

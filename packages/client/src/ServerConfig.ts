@@ -18,4 +18,11 @@ export interface ServerConfig<R = never> {
   readonly transport: TransportFactory<R>
   /** Default timeout of every request to this server (default 30 seconds). */
   readonly readTimeout?: Duration.DurationInput | undefined
+  /** Sends `ping` at this interval while connected. */
+  readonly keepAlive?: Duration.DurationInput | undefined
+  /**
+   * Transports tried in order when opening with `transport` fails (auto-detection: Streamable
+   * HTTP, then HTTP+SSE, then plain HTTP). The one that worked is kept for reopening.
+   */
+  readonly fallbacks?: ReadonlyArray<{ readonly kind: string; readonly transport: TransportFactory<R> }> | undefined
 }

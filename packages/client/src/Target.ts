@@ -4,12 +4,17 @@
  *
  * @since 0.1.0
  */
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { ChildProcessSpawner } from "./ChildProcess.js"
+import * as Http from "./Http.js"
+import type { HttpOptions } from "./internal/http.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
+import * as Sse from "./Sse.js"
 import * as Stdio from "./Stdio.js"
+import * as StreamableHttp from "./StreamableHttp.js"
 
 /**
  * A URL, a command line, `stdio://command args`, or an argv array.
@@ -25,13 +30,15 @@ export type Target = string | ReadonlyArray<string>
  * @since 0.1.0
  * @category models
  */
-export interface TargetOptions {
+export interface TargetOptions extends HttpOptions {
   readonly name?: string | undefined
   readonly readTimeout?: Duration.DurationInput | undefined
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
   /** Forces a transport instead of detecting one. */
   readonly transport?: "stdio" | "streamable_http" | "sse" | "http" | undefined
+  /** Legacy SSE keep-alive interval. */
+  readonly ping?: Duration.DurationInput | undefined
 }
 
 /**
@@ -120,7 +127,16 @@ export const isTargetList = (targets: ReadonlyArray<unknown>): boolean =>
 const baseName = (command: string) => command.split(/[\\/]/).pop() || command
 
 /**
- * The server configuration for a target.
+ * What a target's server configuration needs from the platform.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements = ChildProcessSpawner | HttpClient.HttpClient
+
+/**
+ * The server configuration for a target. A URL that is neither `/sse` nor `/mcp` tries
+ * Streamable HTTP, then HTTP+SSE, then plain HTTP when it connects; `transport` forces one.
  *
  * @since 0.1.0
  * @category constructors
@@ -128,11 +144,16 @@ const baseName = (command: string) => command.split(/[\\/]/).pop() || command
 export const toConfig = (
   target: Target,
   options: TargetOptions = {}
-): Effect.Effect<ServerConfig<ChildProcessSpawner>, ConfigError> =>
-  Effect.suspend(() => {
+): Effect.Effect<ServerConfig<Requirements>, ConfigError> =>
+  Effect.suspend((): Effect.Effect<ServerConfig<Requirements>, ConfigError> => {
     const detected = detect(target)
     const forced = options.transport
-    if (detected.transport === "stdio" && (forced === undefined || forced === "stdio")) {
+    if (detected.transport === "stdio") {
+      if (forced !== undefined && forced !== "stdio") {
+        return Effect.fail(
+          new ConfigError({ message: `transport ${forced} needs a URL (target: ${describe(target)})` })
+        )
+      }
       const [command, ...args] = detected.argv
       if (command === undefined || command === "") {
         return Effect.fail(new ConfigError({ message: "empty command line" }))
@@ -146,12 +167,26 @@ export const toConfig = (
         readTimeout: options.readTimeout
       }))
     }
-    const kind = forced ?? detected.transport
-    return Effect.fail(
-      new ConfigError({
-        message: `the ${kind} transport is not available in this version (target: ${describe(target)})`
-      })
-    )
+    if (forced === "stdio") {
+      return Effect.fail(
+        new ConfigError({ message: `a URL cannot use the stdio transport (target: ${describe(target)})` })
+      )
+    }
+    const url = detected.url
+    const name = options.name ?? StreamableHttp.defaultName(url)
+    const streamable = () => StreamableHttp.config({ ...options, url, name })
+    const sse = () => Sse.config({ ...options, url, name })
+    const plain = () => Http.config({ ...options, baseUrl: url, name })
+    switch (forced ?? detected.transport) {
+      case "sse":
+        return Effect.succeed(sse())
+      case "streamable_http":
+        return Effect.succeed(streamable())
+      case "http":
+        return Effect.succeed(plain())
+      default:
+        return Effect.succeed({ ...streamable(), fallbacks: [sse(), plain()] })
+    }
   })
 
 /** A target for messages: URLs lose their query and credentials. */

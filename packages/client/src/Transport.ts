@@ -10,7 +10,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { ConnectionError } from "./McpError.js"
+import type { ConnectionError, ServerError, TransportError } from "./McpError.js"
 
 /**
  * Where a transport delivers what arrives from the server.
@@ -23,7 +23,21 @@ export interface TransportSink {
   readonly onMessage: (message: unknown) => void
   /** The connection is gone (process exit, closed pipe). Called at most once. */
   readonly onClose: (error: ConnectionError) => void
+  /**
+   * The exchange of one request failed after it was sent (an HTTP response stream that broke
+   * and could not be resumed): the request with that id fails with `error`.
+   */
+  readonly onRequestFailed: (id: string | number, error: TransportError) => void
 }
+
+/**
+ * What sending one message can fail with: the wire, or the server refusing it outright (an
+ * HTTP 4xx carrying a JSON-RPC error).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SendError = TransportError | ServerError
 
 /**
  * An open connection to one server.
@@ -33,7 +47,7 @@ export interface TransportSink {
  */
 export interface Transport {
   /** Sends one JSON-RPC message. */
-  readonly send: (message: object) => Effect.Effect<void, ConnectionError>
+  readonly send: (message: object) => Effect.Effect<void, SendError>
   /** Short description for logs and errors, e.g. `stdio:node server.js`. Never holds credentials. */
   readonly description: string
 }

@@ -50,3 +50,15 @@ export * as McpConfig from "./McpConfig.js"
  * @since 0.1.0
  */
 export * as Target from "./Target.js"
+/**
+ * @since 0.1.0
+ */
+export * as Http from "./Http.js"
+/**
+ * @since 0.1.0
+ */
+export * as Sse from "./Sse.js"
+/**
+ * @since 0.1.0
+ */
+export * as StreamableHttp from "./StreamableHttp.js"

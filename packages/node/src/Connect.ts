@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
@@ -27,7 +28,7 @@ import * as NodeChildProcess from "./NodeChildProcess.js"
  * @since 0.1.0
  * @category models
  */
-export interface ConnectOptions {
+export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly readTimeout?: Duration.DurationInput | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Forces a transport instead of detecting one from the target. */
@@ -36,6 +37,8 @@ export interface ConnectOptions {
   readonly name?: string | undefined
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
+  /** A notification listener registered before connecting (sees the very first notifications). */
+  readonly onNotification?: NotificationListener | undefined
   /** Least severe level logged (default `Warning`). */
   readonly logLevel?: "All" | "Debug" | "Info" | "Warning" | "Error" | "None" | undefined
 }
@@ -134,13 +137,7 @@ export const configsFor = (
   const taken = new Map<string, number>()
   return Effect.forEach(list, (target) =>
     Effect.map(
-      Target.toConfig(target, {
-        name: options.name,
-        readTimeout: options.readTimeout,
-        transport: options.transport,
-        env: options.env,
-        cwd: options.cwd
-      }),
+      Target.toConfig(target, options),
       (config) => {
         // Names derived from targets are made unique: `node`, `node-2`, …
         const seen = (taken.get(config.name) ?? 0) + 1
@@ -162,8 +159,8 @@ export const connect = async (
 ): Promise<Client> => {
   const servers = await run(configsFor(targets, options))
   const runtime = ManagedRuntime.make(
-    McpClient.layer({ servers, clientInfo: options.clientInfo }).pipe(
-      Layer.provide(NodeChildProcess.layer),
+    McpClient.layer({ servers, clientInfo: options.clientInfo, onNotification: options.onNotification }).pipe(
+      Layer.provide(Layer.merge(NodeChildProcess.layer, NodeHttpClient.layerUndici)),
       Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
     )
   )
@@ -175,7 +172,8 @@ export const connect = async (
     service = await runExit(McpClient.McpClient).then(unwrap)
   } catch (error) {
     await runtime.dispose()
-    throw error
+    // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
+    throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
   const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> => runExit(effect).then(unwrap)
   const listenerScope = await Effect.runPromise(Scope.make())

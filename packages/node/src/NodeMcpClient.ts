@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
@@ -17,15 +19,18 @@ import * as Layer from "effect/Layer"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 
 /**
- * What the client needs from Node: file system (configuration files) and server processes.
+ * What the client needs from Node: file system (configuration files), server processes and an
+ * HTTP client (undici's dispatcher: cheaper per request than `fetch`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const platform: Layer.Layer<NodeContext.NodeContext | ChildProcessSpawner> = Layer.merge(
-  NodeContext.layer,
-  NodeChildProcess.layer
-)
+export const platform: Layer.Layer<NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient> = Layer
+  .mergeAll(
+    NodeContext.layer,
+    NodeChildProcess.layer,
+    NodeHttpClient.layerUndici
+  )
 
 /**
  * The configuration file's path: `MCP_CONFIG`, else `./mcp.json`.
@@ -56,7 +61,7 @@ export const fromFile = (
  * @category layers
  */
 export const layer = (
-  options: McpClient.Options<ChildProcessSpawner>
+  options: McpClient.Options<ChildProcessSpawner | HttpClient.HttpClient>
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   McpClient.layer(options).pipe(Layer.provide(platform))
 

@@ -72,9 +72,11 @@ describe("connect (Promise facade)", () => {
     }
   })
 
-  it("rejects a transport this version does not have with ConfigError", async () => {
-    const error = await connect("http://localhost:1/mcp").catch((e: unknown) => e)
-    assert.instanceOf(error, ConfigError)
+  it("rejects an unreachable server with ConnectionError and a bad target with ConfigError", async () => {
+    const unreachable = await connect("http://127.0.0.1:1/mcp", { retries: 0 }).catch((e: unknown) => e)
+    assert.instanceOf(unreachable, ConnectionError)
+    const bad = await connect("http://127.0.0.1:1/mcp", { transport: "stdio" }).catch((e: unknown) => e)
+    assert.instanceOf(bad, ConfigError)
   })
 })
 

@@ -6,3 +6,7 @@ export * as FakeServer from "./FakeServer.js"
  * @since 0.1.0
  */
 export * as Scenarios from "./Scenarios.js"
+/**
+ * @since 0.1.0
+ */
+export * as FakeHttpServer from "./FakeHttpServer.js"

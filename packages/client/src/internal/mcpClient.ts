@@ -24,6 +24,7 @@ export const make = <R>(
       })
     }
     const listeners = new Set<ServerConnection.NotificationListener>()
+    if (options.onNotification !== undefined) listeners.add(options.onNotification)
     const onNotification: ServerConnection.NotificationListener = (server, method, params) => {
       for (const listener of listeners) {
         try {

@@ -10,7 +10,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { ConnectionError, RequestTimeoutError, ServerError } from "../McpError.js"
-import type { RequestError } from "../McpError.js"
+import type { RequestError, TransportError } from "../McpError.js"
 import type { Options, Progress, RequestOptions, RpcPeer } from "../RpcPeer.js"
 import type { Transport } from "../Transport.js"
 
@@ -236,7 +236,12 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       else onOne(message)
     }
 
-    transport = yield* options.transport({ onMessage, onClose }, server)
+    const onRequestFailed = (id: string | number, error: TransportError) => {
+      const entry = pending.get(id)
+      if (entry !== undefined) settle(id, entry, Effect.fail(error))
+    }
+
+    transport = yield* options.transport({ onMessage, onClose, onRequestFailed }, server)
     const open = transport
 
     yield* Effect.addFinalizer(() =>

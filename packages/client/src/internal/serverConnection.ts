@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { InvalidResponseError } from "../McpError.js"
@@ -111,6 +112,38 @@ export const make = <R>(
     let live: Session | undefined
     const lock = yield* Effect.makeSemaphore(1)
 
+    const candidates = [{ kind: config.kind, transport: config.transport }, ...(config.fallbacks ?? [])]
+    // Once a candidate worked (auto-detection), reopening uses it alone.
+    let chosen: number | undefined
+    let kind = config.kind
+
+    const openWith = (candidate: number) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
+        return yield* Effect.gen(function*() {
+          const peer = yield* RpcPeer.make({
+            server,
+            transport: candidates[candidate]!.transport,
+            defaultTimeoutMs,
+            onNotification,
+            onRequest
+          })
+          const negotiated = yield* protocol.open(server, peer, identity, defaultTimeoutMs)
+          if (config.keepAlive !== undefined) {
+            yield* peer.request("ping", undefined).pipe(
+              Effect.catchAll((error) => Effect.logDebug(`${server}: keep-alive ping failed: ${error.message}`)),
+              Effect.repeat(Schedule.spaced(config.keepAlive)),
+              Effect.forkScoped
+            )
+          }
+          return { scope, peer, negotiated } satisfies Session
+        }).pipe(
+          Scope.extend(scope),
+          Effect.provide(context),
+          Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+        )
+      })
+
     const open = Effect.gen(function*() {
       if (live !== undefined) {
         yield* Scope.close(live.scope, Exit.void)
@@ -121,22 +154,33 @@ export const make = <R>(
           caches.resourceTemplates =
             undefined
       }
-      const scope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
-      const opened = yield* Effect.gen(function*() {
-        const peer = yield* RpcPeer.make({
-          server,
-          transport: config.transport,
-          defaultTimeoutMs,
-          onNotification,
-          onRequest
-        })
-        const negotiated = yield* protocol.open(server, peer, identity, defaultTimeoutMs)
-        return { scope, peer, negotiated }
-      }).pipe(
-        Scope.extend(scope),
-        Effect.provide(context),
-        Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
-      )
+      const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)
+      let opened: Session | undefined
+      for (let i = 0; opened === undefined; i++) {
+        const candidate = order[i]!
+        const last = i === order.length - 1
+        const attempt = openWith(candidate)
+        // A server that answered the handshake with a revision we cannot speak is not a
+        // transport mismatch: no fallback for it.
+        opened = last ? yield* attempt : yield* attempt.pipe(
+          Effect.catchIf(
+            (error) => error._tag !== "UnsupportedProtocolVersionError",
+            (error) =>
+              Effect.as(
+                Effect.logDebug(
+                  `${server}: ${candidates[candidate]!.kind} did not work (${error._tag}); trying ${
+                    candidates[order[i + 1]!]!.kind
+                  }`
+                ),
+                undefined
+              )
+          )
+        )
+        if (opened !== undefined) {
+          chosen = candidate
+          kind = candidates[candidate]!.kind
+        }
+      }
       live = opened
       return opened
     })
@@ -159,11 +203,16 @@ export const make = <R>(
         onProgress: requestOptions.onProgress
       }
       // Fast path: an open session is used without going through the reopen lock.
-      return Effect.suspend(() =>
+      const attempt = Effect.suspend(() =>
         live !== undefined && live.peer.isOpen()
           ? live.peer.request(method, params, peerOptions)
           : Effect.flatMap(session, (s) => s.peer.request(method, params, peerOptions))
       )
+      // An expired HTTP session: the request is re-sent once on a new session, unless it is a
+      // tool call, which may have had effects — that fails so the caller decides.
+      return method === "tools/call"
+        ? attempt
+        : Effect.catchTag(attempt, "SessionExpiredError", () => attempt)
     }
 
     const gated = (
@@ -228,7 +277,9 @@ export const make = <R>(
 
     const connection: ServerConnection = {
       name: server,
-      kind: config.kind,
+      get kind() {
+        return kind
+      },
       negotiated: () => live?.negotiated,
       connect: Effect.map(session, (s) => s.negotiated),
       ping: (requestOptions) => Effect.asVoid(request("ping", undefined, requestOptions)),

@@ -1,0 +1,49 @@
+/**
+ * Plain HTTP: request/response JSON-RPC over POST (`baseUrl` + `endpoint`), with session header
+ * handling and no server-initiated messages.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as Duration from "effect/Duration"
+import type * as Http from "./internal/http.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import * as StreamableHttp from "./StreamableHttp.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends Http.HttpOptions {
+  readonly name?: string | undefined
+  /** The server's base URL, e.g. `https://api.example.com`. */
+  readonly baseUrl: string
+  /** Path of the JSON-RPC endpoint under `baseUrl` (default: the base URL itself). */
+  readonly endpoint?: string | undefined
+  readonly readTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * The endpoint URL of a plain HTTP server.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const endpointUrl = (options: Pick<Options, "baseUrl" | "endpoint">): string =>
+  options.endpoint === undefined ? options.baseUrl : new URL(options.endpoint, options.baseUrl).toString()
+
+/**
+ * A server configuration for a plain HTTP server.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const config = (options: Options): ServerConfig<HttpClient.HttpClient> => {
+  const url = endpointUrl(options)
+  return {
+    name: options.name ?? StreamableHttp.defaultName(url),
+    kind: "http",
+    transport: StreamableHttp.transport({ ...options, url, getStream: false }, "plain"),
+    readTimeout: options.readTimeout
+  }
+}

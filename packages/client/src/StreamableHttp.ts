@@ -1,0 +1,386 @@
+/**
+ * The Streamable HTTP transport (2025-03-26 and later), and its request/response-only sibling
+ * used for plain HTTP servers.
+ *
+ * Every message is a POST; a request is answered with JSON or with an SSE stream that is read
+ * incrementally, so progress and server-initiated requests on it are handled while the request
+ * is open. A stream that breaks before its response is resumed with `GET` + `Last-Event-ID`.
+ * The session id of `initialize` is sent afterwards and the session is ended with `DELETE`; a
+ * 404 for it closes this connection (the next request opens a new session). After
+ * initialization the optional GET stream carries unsolicited server messages.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Http from "./internal/http.js"
+import { summarize } from "./internal/ndjson.js"
+import {
+  ConnectionError,
+  InvalidResponseError,
+  ResponseStreamClosedError,
+  ServerError,
+  SessionExpiredError
+} from "./McpError.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import type { SendError, TransportFactory } from "./Transport.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends Http.HttpOptions {
+  /** Server name; defaults to the URL's host. */
+  readonly name?: string | undefined
+  /** The MCP endpoint, e.g. `https://example.com/mcp`. */
+  readonly url: string
+  readonly readTimeout?: Duration.DurationInput | undefined
+  /** Open the optional GET stream after initialization (default true). */
+  readonly getStream?: boolean | undefined
+}
+
+type Json = Record<string, unknown>
+type Id = string | number
+
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "number"
+const NO_STREAM = new Set([404, 405, 406])
+const MAX_ERROR_BODY = 64 * 1024
+const MAX_GET_FAILURES = 10
+
+/** @internal */
+export const defaultName = (url: string): string => {
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+
+/**
+ * Opens the transport. `mode: "plain"` accepts only JSON answers and opens no GET stream.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const transport = (
+  options: Options,
+  mode: "streamable" | "plain" = "streamable"
+): TransportFactory<HttpClient.HttpClient> =>
+(sink, server) =>
+  Effect.gen(function*() {
+    const s = yield* Http.settings(server, options)
+    const fibers = yield* FiberSet.make<unknown, never>()
+    const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
+    let sessionId: string | undefined
+    let protocolVersion: string | undefined
+    let initializeId: Id | undefined
+    let closed = false
+    let listening = false
+    // The reconnection time is the last `retry:` the server sent on any stream, as an
+    // EventSource keeps one for its whole connection.
+    let serverRetry: number | undefined
+
+    const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
+    const headers = (extra?: Record<string, string>) => {
+      const all: Record<string, string> = { ...s.headers, "accept-encoding": "gzip, deflate", ...extra }
+      if (sessionId !== undefined) all["mcp-session-id"] = sessionId
+      if (protocolVersion !== undefined) all["mcp-protocol-version"] = protocolVersion
+      return all
+    }
+
+    const deliver = (message: unknown) => {
+      if (
+        initializeId !== undefined && isObject(message) && message.id === initializeId && isObject(message.result) &&
+        typeof message.result.protocolVersion === "string" && Http.isSafeHeaderValue(message.result.protocolVersion, 64)
+      ) {
+        protocolVersion = message.result.protocolVersion
+        initializeId = undefined
+      }
+      sink.onMessage(message)
+    }
+
+    const parseEvent = (data: string): unknown => {
+      try {
+        return JSON.parse(data)
+      } catch {
+        Effect.runFork(
+          Effect.logWarning(`${server}: skipped a malformed SSE message ${summarize(data.slice(0, 4096))}`)
+        )
+        return undefined
+      }
+    }
+
+    const discard = (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
+
+    const get = (lastEventId: string | undefined) =>
+      Http.execute(
+        s,
+        HttpClientRequest.get(options.url).pipe(
+          HttpClientRequest.setHeaders(
+            headers(
+              lastEventId === undefined ? { accept: "text/event-stream" } : {
+                accept: "text/event-stream",
+                "last-event-id": lastEventId
+              }
+            )
+          )
+        )
+      )
+
+    // Reads one request's SSE answer; resumes it with GET + Last-Event-ID if it breaks before
+    // the response arrived. A response that did arrive stands, whatever the socket does next.
+    const readExchange = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
+      Effect.gen(function*() {
+        let answered = false
+        let lastEventId: string | undefined
+        let retryMillis: number | undefined
+        const read = (r: HttpClientResponse.HttpClientResponse) =>
+          Effect.either(Http.readSse(s, r, {
+            onEvent: (event) => {
+              if (event.data.length === 0) return
+              const message = parseEvent(event.data)
+              if (message === undefined) return
+              if (isObject(message) && message.id === id && ("result" in message || "error" in message)) answered = true
+              deliver(message)
+            },
+            onRetry: (millis) => (retryMillis = serverRetry = millis),
+            lastEventId: (eventId) => (lastEventId = eventId)
+          }))
+        const first = yield* read(response)
+        if (first._tag === "Left" && first.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
+          return sink.onRequestFailed(id, first.left)
+        }
+        let attempts = 0
+        while (!answered && !closed && id !== undefined) {
+          if (lastEventId === undefined || attempts > Math.max(3, s.retries)) {
+            return sink.onRequestFailed(
+              id,
+              new ResponseStreamClosedError({
+                server,
+                method,
+                message: lastEventId === undefined
+                  ? "the response stream ended before the response and cannot be resumed"
+                  : "the response stream could not be resumed"
+              })
+            )
+          }
+          attempts++
+          yield* Effect.sleep(Http.retryDelay(s, retryMillis ?? serverRetry, Duration.seconds(1)))
+          const resumed = yield* Effect.either(get(lastEventId))
+          if (resumed._tag === "Right" && resumed.right.status === 200) yield* read(resumed.right)
+          else if (resumed._tag === "Right") yield* discard(resumed.right)
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => id !== undefined && readers.delete(id))))
+
+    // The optional server → client stream, reconnected on a Schedule-like backoff that honours
+    // the server's retry: (floored) and gives up after consecutive failures.
+    const listen = (
+      first: Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError> | undefined
+    ) =>
+      Effect.gen(function*() {
+        let lastEventId: string | undefined
+        let retryMillis: number | undefined
+        let failures = 0
+        let pending = first
+        while (!closed) {
+          const opened = pending ?? (yield* Effect.either(get(lastEventId)))
+          pending = undefined
+          if (opened._tag === "Right" && NO_STREAM.has(opened.right.status)) {
+            yield* discard(opened.right)
+            return yield* Effect.logDebug(`${server}: no GET stream (HTTP ${opened.right.status})`)
+          }
+          if (opened._tag === "Right" && opened.right.status >= 200 && opened.right.status < 300) {
+            failures = 0
+            yield* Http.readSse(s, opened.right, {
+              onEvent: (event) => {
+                if (event.data.length === 0) return
+                const message = parseEvent(event.data)
+                if (message !== undefined) deliver(message)
+              },
+              onRetry: (millis) => (retryMillis = serverRetry = millis),
+              lastEventId: (eventId) => (lastEventId = eventId)
+            }).pipe(Effect.ignore)
+          } else {
+            if (opened._tag === "Right") yield* discard(opened.right)
+            failures++
+            if (failures >= MAX_GET_FAILURES) {
+              return yield* Effect.logWarning(`${server}: GET stream failed ${failures} times in a row; giving up`)
+            }
+          }
+          const delay = failures === 0
+            ? Http.retryDelay(s, retryMillis, Duration.seconds(1))
+            : Duration.min(Duration.times(s.retryBase, 2 ** (failures - 1)), Duration.seconds(30))
+          yield* Effect.sleep(delay)
+        }
+      })
+
+    const expired = (method: string) => {
+      sessionId = undefined
+      closed = true
+      sink.onClose(new ConnectionError({ server, message: "the server expired the session" }))
+      return new SessionExpiredError({ server, method })
+    }
+
+    const refused = (
+      response: HttpClientResponse.HttpClientResponse,
+      id: Id | undefined,
+      method: string
+    ): Effect.Effect<void, SendError | InvalidResponseError> =>
+      Effect.flatMap(
+        Effect.either(Http.readText({ ...s, maxBodyBytes: MAX_ERROR_BODY }, response)),
+        (text) => {
+          let body: unknown
+          try {
+            body = text._tag === "Right" ? JSON.parse(text.right) : undefined
+          } catch {
+            body = undefined
+          }
+          const error = isObject(body) && isObject(body.error) ? body.error : undefined
+          if (error !== undefined && id !== undefined && (body as Json).id !== undefined) {
+            // A JSON-RPC error for our request: the peer turns it into its typed error.
+            deliver({ jsonrpc: "2.0", id, error })
+            return Effect.void
+          }
+          return Effect.fail(
+            new ServerError({
+              server,
+              method,
+              code: typeof error?.code === "number" ? error.code : -32600,
+              message: typeof error?.message === "string" ? error.message.slice(0, 500) : `HTTP ${response.status}`,
+              data: error !== undefined ? error.data : { status: response.status }
+            })
+          )
+        }
+      )
+
+    const handle = (
+      response: HttpClientResponse.HttpClientResponse,
+      id: Id | undefined,
+      method: string
+    ): Effect.Effect<void, SendError | InvalidResponseError> => {
+      if (method === "initialize" && sessionId === undefined) {
+        const issued = response.headers["mcp-session-id"]
+        if (issued !== undefined && Http.isSafeHeaderValue(issued)) sessionId = issued
+      }
+      const status = response.status
+      if (status === 404 && sessionId !== undefined && method !== "initialize") {
+        return Effect.zipRight(discard(response), Effect.fail(expired(method)))
+      }
+      if (status >= 400) return refused(response, id, method)
+      const type = (response.headers["content-type"] ?? "").toLowerCase()
+      if (id !== undefined && type.startsWith("text/event-stream")) {
+        return Effect.asVoid(Effect.tap(
+          FiberSet.run(fibers, readExchange(response, id, method)),
+          (fiber) => Effect.sync(() => readers.set(id, fiber))
+        ))
+      }
+      if (type.startsWith("application/json")) {
+        return Effect.flatMap(Http.readText(s, response), (text) => {
+          if (text.trim().length === 0) return Effect.void
+          try {
+            const body: unknown = JSON.parse(text)
+            if (Array.isArray(body)) body.forEach(deliver)
+            else deliver(body)
+            return Effect.void
+          } catch {
+            return Effect.fail(new InvalidResponseError({ server, method, message: "the response body is not JSON" }))
+          }
+        })
+      }
+      return discard(response)
+    }
+
+    const post = (message: Json, method: string) =>
+      Http.withRetries(
+        s,
+        method,
+        Effect.flatMap(
+          Http.execute(
+            s,
+            HttpClientRequest.post(options.url).pipe(
+              HttpClientRequest.setHeaders(headers({ accept })),
+              HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+            )
+          ),
+          (response) =>
+            response.status >= 500
+              ? Effect.zipRight(discard(response), Effect.fail(Http.transient(s, method, response.status)))
+              : Effect.succeed(response)
+        )
+      )
+
+    const send = (message: object): Effect.Effect<void, SendError> =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
+        const m = message as Json
+        const method = typeof m.method === "string" ? m.method : "response"
+        const id = typeof m.method === "string" && isId(m.id) ? m.id : undefined
+        if (method === "initialize") initializeId = id
+        if (method === "notifications/cancelled" && isObject(m.params) && isId(m.params.requestId)) {
+          const reader = readers.get(m.params.requestId)
+          if (reader !== undefined) FiberSet.unsafeAdd(fibers, Effect.runFork(Fiber.interrupt(reader)))
+        }
+        // The GET stream is opened before `notifications/initialized` goes out, so what a server
+        // sends the moment it is initialized (a list_changed, say) has a stream to arrive on.
+        const before = method === "notifications/initialized" && mode === "streamable" &&
+            options.getStream !== false && !listening
+          ? Effect.suspend(() => {
+            listening = true
+            return get(undefined).pipe(
+              Effect.either,
+              Effect.timeoutOption("2 seconds"),
+              Effect.flatMap((first) => FiberSet.run(fibers, listen(Option.getOrUndefined(first))))
+            )
+          })
+          : Effect.void
+        return Effect.zipRight(before, Effect.flatMap(post(m, method), (response) => handle(response, id, method)))
+          .pipe(
+            Effect.catchTag(
+              "InvalidResponseError",
+              (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
+            ),
+            Effect.asVoid
+          )
+      })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        if (sessionId === undefined) {
+          return Effect.void
+        }
+        const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(headers()))
+        return Http.execute(s, request).pipe(
+          Effect.flatMap(discard),
+          Effect.interruptible,
+          Effect.timeout("2 seconds"),
+          Effect.ignore
+        )
+      })
+    )
+
+    return { send, description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}` }
+  })
+
+/**
+ * A server configuration for a Streamable HTTP server.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const config = (options: Options): ServerConfig<HttpClient.HttpClient> => ({
+  name: options.name ?? defaultName(options.url),
+  kind: "streamable_http",
+  transport: transport(options),
+  readTimeout: options.readTimeout
+})

@@ -1,0 +1,157 @@
+/**
+ * Response bodies decoded by `Content-Encoding` under a byte cap. Inflation is incremental and
+ * paced by the consumer, and decoded bytes are counted as they come out, so a gzip bomb fails just
+ * past `maxBytes`, holding no more than what the consumer keeps plus one write's worth of output.
+ *
+ * Uses the web-standard `DecompressionStream` (a global in Node ≥ 18, browsers, Deno, Bun), so the
+ * client package stays free of `node:` imports.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+
+/**
+ * Why a body could not be delivered:
+ * - `"too-large"`: more than `maxBytes` bytes after decoding (or as sent, for identity);
+ * - `"unsupported-encoding"`: a coding other than gzip, x-gzip, deflate and identity, more than
+ *   one coding, or a runtime without `DecompressionStream`;
+ * - `"corrupt"`: the compressed bytes are malformed or truncated.
+ *
+ * @internal
+ */
+export type DecompressFailure = "too-large" | "unsupported-encoding" | "corrupt"
+
+type Format = "gzip" | "deflate"
+
+// Bounds what one write can make the inflater produce before the reader's backpressure applies
+// (deflate expands at most ~1032:1; Node pauses mid-chunk anyway, other runtimes may not).
+const MAX_WRITE_BYTES = 16 * 1024
+
+/**
+ * The coding of a `Content-Encoding` value: `"identity"` when absent or only identity, `undefined`
+ * when unsupported. Stacked codings are rare enough that we refuse them rather than chain inflaters.
+ */
+const formatOf = (contentEncoding: string | undefined): Format | "identity" | undefined => {
+  if (contentEncoding === undefined) return "identity"
+  let format: Format | "identity" = "identity"
+  for (const token of contentEncoding.split(",")) {
+    const coding = token.trim().toLowerCase()
+    if (coding === "" || coding === "identity") continue
+    if (format !== "identity") return undefined
+    if (coding === "gzip" || coding === "x-gzip") format = "gzip"
+    else if (coding === "deflate") format = "deflate"
+    else return undefined
+  }
+  return format
+}
+
+/**
+ * Decodes `body` according to `contentEncoding` ("gzip", "x-gzip", "deflate" — the zlib format of
+ * RFC 9110 — or absent/"identity") and fails with `onError("too-large", maxBytes)` as soon as more
+ * than `maxBytes` decoded bytes have been produced; an identity body is counted the same way.
+ * Other failures are `onError("unsupported-encoding" | "corrupt", maxBytes)`; failures of `body`
+ * pass through. Interruption or failure cancels the decompressor and interrupts `body`.
+ *
+ * @internal
+ */
+export const decompressBody = <E, E2, R>(
+  body: Stream.Stream<Uint8Array, E, R>,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+  onError: (reason: DecompressFailure, limit: number) => E2
+): Stream.Stream<Uint8Array, E | E2, R> => {
+  const format = formatOf(contentEncoding)
+  if (format === undefined) return Stream.fail(onError("unsupported-encoding", maxBytes))
+  if (format === "identity") return capped(body, maxBytes, onError)
+  return inflate(body, format, maxBytes, onError)
+}
+
+const capped = <E, E2, R>(
+  body: Stream.Stream<Uint8Array, E, R>,
+  maxBytes: number,
+  onError: (reason: DecompressFailure, limit: number) => E2
+): Stream.Stream<Uint8Array, E | E2, R> =>
+  Stream.suspend(() => {
+    let total = 0
+    return Stream.mapChunksEffect(body, (chunk) => {
+      for (const bytes of chunk) total += bytes.length
+      return total > maxBytes ? Effect.fail(onError("too-large", maxBytes)) : Effect.succeed(chunk)
+    })
+  })
+
+interface Inflater {
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>
+}
+
+const ignore = () => {}
+
+const inflate = <E, E2, R>(
+  body: Stream.Stream<Uint8Array, E, R>,
+  format: Format,
+  maxBytes: number,
+  onError: (reason: DecompressFailure, limit: number) => E2
+): Stream.Stream<Uint8Array, E | E2, R> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const { reader, writer } = yield* Effect.acquireRelease(
+      Effect.try({
+        try: (): Inflater => {
+          const stream = new DecompressionStream(format)
+          return { reader: stream.readable.getReader(), writer: stream.writable.getWriter() }
+        },
+        catch: () => onError("unsupported-encoding", maxBytes)
+      }),
+      // Errors here only repeat what the stream already reported (or nothing, after a clean end).
+      ({ reader, writer }) =>
+        Effect.sync(() => {
+          reader.cancel().catch(ignore)
+          writer.abort().catch(ignore)
+        })
+    )
+
+    const corrupt = () => onError("corrupt", maxBytes)
+
+    // A write resolves once the inflater accepts more input, which waits for the reader to drain
+    // its output: the pace is set by whoever consumes the result.
+    const writeSlice = (bytes: Uint8Array) => Effect.tryPromise({ try: () => writer.write(bytes), catch: corrupt })
+    const write = (bytes: Uint8Array): Effect.Effect<void, E2> => {
+      if (bytes.length <= MAX_WRITE_BYTES) return bytes.length === 0 ? Effect.void : writeSlice(bytes)
+      return Effect.suspend(() => {
+        let offset = 0
+        return Effect.whileLoop({
+          while: () => offset < bytes.length,
+          body: () => writeSlice(bytes.subarray(offset, offset + MAX_WRITE_BYTES)),
+          step: () => {
+            offset += MAX_WRITE_BYTES
+          }
+        })
+      })
+    }
+
+    const feeder: Stream.Stream<never, E | E2, R> = Stream.drain(Stream.fromEffect(
+      Effect.zipRight(
+        Stream.runForEach(body, write),
+        Effect.tryPromise({ try: () => writer.close(), catch: corrupt })
+      )
+    ))
+
+    let total = 0
+    const output: Stream.Stream<Uint8Array, E2> = Stream.repeatEffectOption(
+      Effect.flatMap(
+        Effect.tryPromise({ try: () => reader.read(), catch: () => Option.some(corrupt()) }),
+        (result): Effect.Effect<Uint8Array, Option.Option<E2>> => {
+          if (result.done) return Effect.fail(Option.none())
+          total += result.value.length
+          return total > maxBytes
+            ? Effect.fail(Option.some(onError("too-large", maxBytes)))
+            : Effect.succeed(result.value)
+        }
+      )
+    )
+
+    // Ends when the inflater's output ends (after the feeder closed it); fails with whichever side
+    // fails first, interrupting the other.
+    return Stream.merge(output, feeder, { haltStrategy: "left" })
+  }))

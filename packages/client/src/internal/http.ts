@@ -1,0 +1,244 @@
+/**
+ * What the HTTP transports share: requests through our own redirect loop (credentials never
+ * follow a redirect to another origin), the retry policy, bounded body reading and SSE reading.
+ *
+ * @internal
+ */
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { ConnectionError, ResponseTooLargeError, TransientServerError } from "../McpError.js"
+import { decompressBody } from "./decompress.js"
+import { makeSseParser } from "./sse.js"
+import type { SseEvent } from "./sse.js"
+
+/** @internal */
+export interface HttpSettings {
+  readonly server: string
+  readonly client: HttpClient.HttpClient
+  /** Configured headers, sent on every request to the server's own origin. */
+  readonly headers: Record<string, string>
+  readonly retries: number
+  readonly retryBase: Duration.Duration
+  readonly maxBodyBytes: number
+  readonly maxEventBytes: number
+  readonly retryFloor: Duration.Duration
+}
+
+/** @internal */
+export interface HttpOptions {
+  readonly headers?: Record<string, string> | undefined
+  /** Attempts after the first for transport failures and HTTP 5xx; never for `tools/call` (default 3). */
+  readonly retries?: number | undefined
+  /** First backoff delay; doubles per attempt (default 200 ms). */
+  readonly retryBase?: Duration.DurationInput | undefined
+  /** Cap on a response body after decompression (default 64 MiB). */
+  readonly maxDecompressedBodyBytes?: number | undefined
+  /** Customises the underlying `HttpClient` (TLS agents, proxies, extra middleware). */
+  readonly httpClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /** Lowest reconnect delay a server's `retry:` can ask for (default 100 ms). */
+  readonly sseRetryFloor?: Duration.DurationInput | undefined
+}
+
+/** @internal */
+export const settings = (
+  server: string,
+  options: HttpOptions
+): Effect.Effect<HttpSettings, never, HttpClient.HttpClient> =>
+  Effect.map(HttpClient.HttpClient, (base) => {
+    // No spans or trace headers: they would cost per request and tell the server about the host.
+    const quiet = base.pipe(HttpClient.withTracerPropagation(false), HttpClient.withTracerDisabledWhen(() => true))
+    const maxBodyBytes = options.maxDecompressedBodyBytes ?? 64 * 1024 * 1024
+    return {
+      server,
+      client: options.httpClient === undefined ? quiet : options.httpClient(quiet),
+      headers: options.headers ?? {},
+      retries: options.retries ?? 3,
+      retryBase: Duration.decode(options.retryBase ?? "200 millis"),
+      maxBodyBytes,
+      maxEventBytes: maxBodyBytes,
+      retryFloor: Duration.decode(options.sseRetryFloor ?? "100 millis")
+    }
+  })
+
+const REDIRECTS = new Set([301, 302, 307, 308])
+const CREDENTIALS = ["authorization", "proxy-authorization", "cookie"]
+const MAX_REDIRECTS = 5
+
+/** The origin of a URL, for comparisons and messages (never its path or query). */
+/** @internal */
+export const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "invalid-url"
+  }
+}
+
+const transportError = (s: HttpSettings, error: HttpClientError.HttpClientError | string) =>
+  new ConnectionError({
+    server: s.server,
+    message: typeof error === "string"
+      ? error
+      : `HTTP ${error.reason.toLowerCase()} error: ${error.message.slice(0, 200)}`
+  })
+
+/**
+ * Executes a request, following redirects ourselves: to another origin, configured headers and
+ * credentials are dropped.
+ *
+ * @internal
+ */
+export const execute = (
+  s: HttpSettings,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError> => {
+  const origin = originOf(request.url)
+  const configured = Object.keys(s.headers).map((h) => h.toLowerCase())
+  const loop = (
+    current: HttpClientRequest.HttpClientRequest,
+    hops: number
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError> =>
+    Effect.flatMap(
+      Effect.mapError(s.client.execute(current), (e) => transportError(s, e)),
+      (response) => {
+        if (!REDIRECTS.has(response.status)) return Effect.succeed(response)
+        const location = response.headers["location"]
+        if (location === undefined) return Effect.succeed(response)
+        if (hops >= MAX_REDIRECTS) return Effect.fail(transportError(s, "too many redirects"))
+        let target: URL
+        try {
+          target = new URL(location, current.url)
+        } catch {
+          return Effect.fail(transportError(s, "redirect to an invalid URL"))
+        }
+        if (target.protocol !== "http:" && target.protocol !== "https:") {
+          return Effect.fail(transportError(s, "redirect to a non-HTTP URL"))
+        }
+        const next = target.origin === origin
+          ? HttpClientRequest.setUrl(current, target.toString())
+          : HttpClientRequest.make(current.method)(target.toString(), {
+            headers: Headers.remove(current.headers, [...CREDENTIALS, ...configured, "mcp-session-id"]),
+            body: current.body
+          })
+        return Effect.zipRight(Effect.ignore(response.text), loop(next, hops + 1))
+      }
+    )
+  return loop(request, 0)
+}
+
+/**
+ * Retries `effect` on transport failures and HTTP 5xx with exponential backoff, unless the
+ * method must never be repeated.
+ *
+ * @internal
+ */
+export const withRetries = <A, E extends { readonly _tag: string }>(
+  s: HttpSettings,
+  method: string | undefined,
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  method === "tools/call" || s.retries <= 0 ? effect : Effect.retry(effect, {
+    schedule: Schedule.exponential(s.retryBase),
+    times: s.retries,
+    while: (error) => error._tag === "ConnectionError" || error._tag === "TransientServerError"
+  })
+
+/** @internal */
+export const transient = (s: HttpSettings, method: string, status: number) =>
+  new TransientServerError({ server: s.server, method, status })
+
+/** The body, decompressed under the cap, as a stream. @internal */
+export const bodyStream = (
+  s: HttpSettings,
+  response: HttpClientResponse.HttpClientResponse
+): Stream.Stream<Uint8Array, ConnectionError | ResponseTooLargeError> =>
+  decompressBody(
+    Stream.mapError(response.stream, (e) => transportError(s, e)),
+    response.headers["content-encoding"],
+    s.maxBodyBytes,
+    (reason, limit) =>
+      reason === "too-large"
+        ? new ResponseTooLargeError({ server: s.server, limit })
+        : transportError(s, `response body: ${reason}`)
+  )
+
+/** The whole body as text, under the cap. @internal */
+export const readText = (
+  s: HttpSettings,
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<string, ConnectionError | ResponseTooLargeError> =>
+  Effect.suspend(() => {
+    const decoder = new TextDecoder()
+    const parts: Array<string> = []
+    return Effect.map(
+      Stream.runForEach(bodyStream(s, response), (chunk) =>
+        Effect.sync(() => {
+          parts.push(decoder.decode(chunk, { stream: true }))
+        })),
+      () => parts.join("") + decoder.decode()
+    )
+  })
+
+/** @internal */
+export interface SseReadOptions {
+  readonly onEvent: (event: SseEvent) => void
+  readonly onRetry: (millis: number) => void
+  readonly lastEventId: (id: string) => void
+}
+
+/**
+ * Reads an SSE body to its end, delivering events as they arrive (never buffering the whole
+ * body). Problems of a hostile stream are logged without payloads.
+ *
+ * @internal
+ */
+export const readSse = (
+  s: HttpSettings,
+  response: HttpClientResponse.HttpClientResponse,
+  options: SseReadOptions
+): Effect.Effect<void, ConnectionError | ResponseTooLargeError> =>
+  Effect.suspend(() => {
+    const problems: Array<string> = []
+    const parser = makeSseParser({
+      maxEventBytes: s.maxEventBytes,
+      maxEventIdLength: 256,
+      onEvent: options.onEvent,
+      onRetry: options.onRetry,
+      onProblem: (problem, detail) => problems.push(`${problem} (${detail})`)
+    })
+    // The parser's last event id is the spec's: it also counts ids of events without data.
+    let reported: string | undefined
+    const reportId = () => {
+      const id = parser.lastEventId()
+      if (id !== undefined && id !== reported) {
+        reported = id
+        options.lastEventId(id)
+      }
+    }
+    const flushProblems = Effect.suspend(() =>
+      problems.length === 0
+        ? Effect.void
+        : Effect.logWarning(`${s.server}: SSE stream: ${problems.splice(0).join(", ")}`)
+    )
+    return Stream.runForEach(bodyStream(s, response), (chunk) =>
+      Effect.suspend(() => {
+        parser.push(chunk)
+        reportId()
+        return problems.length === 0 ? Effect.void : flushProblems
+      })).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => parser.end()), flushProblems)))
+  })
+
+/** The floored reconnect delay for a server's `retry:` value. @internal */
+export const retryDelay = (s: HttpSettings, millis: number | undefined, fallback: Duration.Duration) =>
+  millis === undefined ? fallback : Duration.max(Duration.millis(millis), s.retryFloor)
+
+/** Headers safe to echo: printable ASCII, bounded. @internal */
+export const isSafeHeaderValue = (value: string, max = 1024): boolean =>
+  value.length > 0 && value.length <= max && /^[\x21-\x7e]+$/.test(value)

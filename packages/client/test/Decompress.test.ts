@@ -1,0 +1,304 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { deflateSync, gzipSync } from "node:zlib"
+import type { DecompressFailure } from "../src/internal/decompress.js"
+import { decompressBody } from "../src/internal/decompress.js"
+
+class BodyError {
+  readonly _tag = "BodyError"
+}
+
+class Failed {
+  readonly _tag = "Failed"
+  constructor(readonly reason: DecompressFailure, readonly limit: number) {}
+}
+
+const onError = (reason: DecompressFailure, limit: number) => new Failed(reason, limit)
+
+const chunks = (bytes: Uint8Array, size: number): Stream.Stream<Uint8Array, BodyError> => {
+  const out: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size))
+  return Stream.fromIterable(out)
+}
+
+const concat = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
+  const total = Chunk.reduce(parts, 0, (n, part) => n + part.length)
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}
+
+const text = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  result: { content: Array.from({ length: 2000 }, (_, i) => ({ type: "text", text: `line ${i} ünïcödé` })) }
+})
+const plain = new TextEncoder().encode(text)
+
+const decode = (
+  body: Stream.Stream<Uint8Array, BodyError>,
+  encoding: string | undefined,
+  maxBytes = 16 * 1024 * 1024
+) => Effect.map(Stream.runCollect(decompressBody(body, encoding, maxBytes, onError)), concat)
+
+/** The typed failure of `effect`; a defect or success fails the test. */
+const failure = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    assert.isTrue(Exit.isFailure(exit), "expected a failure")
+    if (Exit.isSuccess(exit)) throw new Error("unreachable")
+    const error = Cause.failureOption(exit.cause)
+    assert.isTrue(Option.isSome(error), `expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+    return Option.getOrThrow(error)
+  })
+
+interface Spy {
+  readonly created: Array<{ cancelled: boolean; aborted: boolean }>
+}
+
+/**
+ * Replaces the global DecompressionStream, for the scope, with one that wraps the real stream
+ * and records whether its readable was cancelled and its writable aborted.
+ */
+const spyDecompressionStream: Effect.Effect<Spy, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => {
+    const Real = globalThis.DecompressionStream
+    const created: Spy["created"] = []
+    class SpyStream {
+      readonly readable: ReadableStream<Uint8Array>
+      readonly writable: WritableStream<Uint8Array>
+      constructor(format: "gzip" | "deflate" | "deflate-raw") {
+        const record = { cancelled: false, aborted: false }
+        created.push(record)
+        const real = new Real(format)
+        const reader: ReadableStreamDefaultReader<Uint8Array> = real.readable.getReader()
+        const writer: WritableStreamDefaultWriter<Uint8Array> = real.writable.getWriter()
+        this.readable = new ReadableStream<Uint8Array>({
+          pull: async (controller) => {
+            const result = await reader.read()
+            if (result.done) controller.close()
+            else controller.enqueue(result.value)
+          },
+          cancel: (reason) => {
+            record.cancelled = true
+            return reader.cancel(reason)
+          }
+        }, { highWaterMark: 0 })
+        this.writable = new WritableStream<Uint8Array>({
+          write: (chunk) => writer.write(chunk),
+          close: () => writer.close(),
+          abort: (reason) => {
+            record.aborted = true
+            return writer.abort(reason)
+          }
+        })
+      }
+    }
+    globalThis.DecompressionStream = SpyStream as unknown as typeof DecompressionStream
+    return { spy: { created }, Real }
+  }),
+  ({ Real }) => Effect.sync(() => globalThis.DecompressionStream = Real)
+).pipe(Effect.map(({ spy }) => spy))
+
+describe("Decompress", () => {
+  describe("decoding", () => {
+    for (const encoding of ["gzip", "x-gzip", "GZip", " gzip ", "identity, gzip"]) {
+      it.effect(`inflates gzip labelled ${JSON.stringify(encoding)}`, () =>
+        Effect.gen(function*() {
+          const gzipped = gzipSync(plain)
+          for (const size of [1, 7, 4096, gzipped.length]) {
+            const out = yield* decode(chunks(gzipped, size), encoding)
+            assert.deepStrictEqual(out, plain, `chunk size ${size}`)
+          }
+        }))
+    }
+
+    it.effect("inflates deflate (zlib format)", () =>
+      Effect.gen(function*() {
+        const deflated = deflateSync(plain)
+        for (const size of [1, 13, deflated.length]) {
+          assert.deepStrictEqual(yield* decode(chunks(deflated, size), "deflate"), plain)
+        }
+      }))
+
+    it.effect("inflates a multi-member gzip body", () =>
+      Effect.gen(function*() {
+        const body = Buffer.concat([gzipSync(plain), gzipSync(plain)])
+        const out = yield* decode(chunks(body, 1000), "gzip")
+        assert.deepStrictEqual(out, Buffer.concat([plain, plain]))
+      }))
+
+    it.effect("passes an identity body through chunk by chunk", () =>
+      Effect.gen(function*() {
+        for (const encoding of [undefined, "identity", "IDENTITY", ""]) {
+          const parts = yield* Stream.runCollect(decompressBody(chunks(plain, 1000), encoding, plain.length, onError))
+          assert.deepStrictEqual(concat(parts), plain)
+          assert.strictEqual(Chunk.size(parts), Math.ceil(plain.length / 1000))
+        }
+      }))
+
+    it.effect("decodes an empty gzip body and an empty identity body", () =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(yield* decode(Stream.make(gzipSync(new Uint8Array(0))), "gzip"), new Uint8Array(0))
+        assert.deepStrictEqual(yield* decode(Stream.empty, undefined), new Uint8Array(0))
+      }))
+  })
+
+  describe("cap", () => {
+    it.effect("delivers exactly maxBytes and fails one byte beyond, gzip and identity alike", () =>
+      Effect.gen(function*() {
+        for (const encoding of ["gzip", undefined]) {
+          const body = encoding === "gzip" ? gzipSync(plain) : plain
+          assert.deepStrictEqual(yield* decode(chunks(body, 512), encoding, plain.length), plain)
+          const error = yield* failure(decode(chunks(body, 512), encoding, plain.length - 1))
+          assert.deepStrictEqual(error, new Failed("too-large", plain.length - 1))
+        }
+      }))
+
+    it.effect("stops an identity body as soon as the count exceeds the cap", () =>
+      Effect.gen(function*() {
+        const pulled = yield* Ref.make(0)
+        const endless = Stream.repeatValue(new Uint8Array(1024)).pipe(
+          Stream.tap(() => Ref.update(pulled, (n) => n + 1))
+        )
+        const error = yield* failure(Stream.runDrain(decompressBody(endless, undefined, 10 * 1024, onError)))
+        assert.deepStrictEqual(error, new Failed("too-large", 10 * 1024))
+        assert.isBelow(yield* Ref.get(pulled), 20)
+      }))
+
+    // A 10 MiB gzip body of zeros that inflates to 10 GiB: 640 gzip members of 16 MiB each.
+    const zeros = Buffer.alloc(16 * 1024 * 1024)
+    const member = gzipSync(zeros)
+    const bomb = Buffer.concat(Array.from({ length: 640 }, () => member))
+
+    for (const [name, size] of [["64 KiB chunks", 64 * 1024], ["one 10 MiB chunk", bomb.length]] as const) {
+      it.effect(`fails a gzip bomb in ${name} quickly and in bounded memory`, () =>
+        Effect.gen(function*() {
+          assert.isAbove(bomb.length, 10 * 1000 * 1000)
+          const maxBytes = 32 * 1024 * 1024
+          let pulled = 0
+          let peakRss = 0
+          const rssBefore = process.memoryUsage.rss()
+          const started = performance.now()
+          const body = chunks(bomb, size).pipe(Stream.tap((bytes) => Effect.sync(() => pulled += bytes.length)))
+          const error = yield* failure(Stream.runForEach(
+            decompressBody(body, "gzip", maxBytes, onError),
+            () => Effect.sync(() => peakRss = Math.max(peakRss, process.memoryUsage.rss()))
+          ))
+          const elapsed = performance.now() - started
+          assert.deepStrictEqual(error, new Failed("too-large", maxBytes))
+          assert.isBelow(peakRss - rssBefore, 200 * 1024 * 1024)
+          assert.isBelow(elapsed, 15_000)
+          if (size < bomb.length) assert.isBelow(pulled, 1024 * 1024, "inflation is pulled, not run ahead")
+        }))
+    }
+  })
+
+  describe("failures", () => {
+    it.effect("refuses unsupported encodings without reading the body", () =>
+      Effect.gen(function*() {
+        for (const encoding of ["br", "compress", "zstd", "gzip, gzip", "deflate, gzip", "gzip;q=1"]) {
+          const pulled = yield* Ref.make(false)
+          const body = Stream.make(plain).pipe(Stream.tap(() => Ref.set(pulled, true)))
+          const error = yield* failure(decode(body, encoding))
+          assert.deepStrictEqual(error, new Failed("unsupported-encoding", 16 * 1024 * 1024), encoding)
+          assert.isFalse(yield* Ref.get(pulled))
+        }
+      }))
+
+    it.effect("fails corrupt data with a typed error, not a defect", () =>
+      Effect.gen(function*() {
+        const gzipped = gzipSync(plain)
+        const garbage = new TextEncoder().encode("this is not gzip at all")
+        const cases: Array<readonly [string, string, Uint8Array]> = [
+          ["garbage", "gzip", garbage],
+          ["garbage deflate", "deflate", garbage],
+          ["gzip labelled deflate", "deflate", gzipped],
+          ["truncated", "gzip", gzipped.subarray(0, gzipped.length - 10)],
+          ["trailing garbage", "gzip", Buffer.concat([gzipped, garbage])],
+          ["flipped byte", "gzip", Buffer.from(gzipped).fill(0xff, 100, 110)]
+        ]
+        for (const [name, encoding, body] of cases) {
+          const error = yield* failure(decode(chunks(body, 256), encoding))
+          assert.deepStrictEqual(error, new Failed("corrupt", 16 * 1024 * 1024), name)
+        }
+      }))
+
+    it.effect("passes a failure of the body through", () =>
+      Effect.gen(function*() {
+        const gzipped = gzipSync(plain)
+        for (const encoding of ["gzip", undefined]) {
+          const body = Stream.concat(chunks(gzipped.subarray(0, 1000), 100), Stream.fail(new BodyError()))
+          const error = yield* failure(decode(body, encoding))
+          assert.deepStrictEqual(error, new BodyError())
+        }
+      }))
+  })
+
+  describe("cleanup", () => {
+    it.scoped("leaves nothing to cancel after a clean end", () =>
+      Effect.gen(function*() {
+        const spy = yield* spyDecompressionStream
+        assert.deepStrictEqual(yield* decode(chunks(gzipSync(plain), 1024), "gzip"), plain)
+        assert.deepStrictEqual(spy.created, [{ cancelled: false, aborted: false }])
+      }))
+
+    it.scoped("cancels the decompressor and interrupts the body when the consumer stops early", () =>
+      Effect.gen(function*() {
+        const spy = yield* spyDecompressionStream
+        const bodyClosed = yield* Deferred.make<void>()
+        const gzipped = gzipSync(plain)
+        // The first half of a body whose end never comes.
+        const body = Stream.concat(chunks(gzipped.subarray(0, gzipped.length >> 1), 512), Stream.never).pipe(
+          Stream.ensuring(Deferred.succeed(bodyClosed, undefined))
+        )
+        const first = yield* Stream.runCollect(Stream.take(decompressBody(body, "gzip", 1 << 24, onError), 1))
+        assert.strictEqual(Chunk.size(first), 1)
+        assert.isTrue(yield* Deferred.isDone(bodyClosed))
+        assert.deepStrictEqual(spy.created, [{ cancelled: true, aborted: true }])
+      }))
+
+    it.scoped("cancels the decompressor and interrupts the body when the fiber is interrupted", () =>
+      Effect.gen(function*() {
+        const spy = yield* spyDecompressionStream
+        const bodyClosed = yield* Deferred.make<void>()
+        const firstOutput = yield* Deferred.make<void>()
+        const gzipped = gzipSync(plain)
+        const body = Stream.concat(chunks(gzipped.subarray(0, gzipped.length >> 1), 512), Stream.never).pipe(
+          Stream.ensuring(Deferred.succeed(bodyClosed, undefined))
+        )
+        const fiber = yield* Effect.fork(
+          Stream.runForEach(
+            decompressBody(body, "gzip", 1 << 24, onError),
+            () => Deferred.succeed(firstOutput, undefined)
+          )
+        )
+        yield* Deferred.await(firstOutput)
+        yield* Fiber.interrupt(fiber)
+        assert.isTrue(yield* Deferred.isDone(bodyClosed))
+        assert.deepStrictEqual(spy.created, [{ cancelled: true, aborted: true }])
+      }))
+
+    it.scoped("cancels the decompressor when the cap is exceeded", () =>
+      Effect.gen(function*() {
+        const spy = yield* spyDecompressionStream
+        // A body that never ends, so the writable is still open when the cap trips.
+        const body = Stream.concat(chunks(gzipSync(plain), 512), Stream.never)
+        const error = yield* failure(decode(body, "gzip", 1000))
+        assert.deepStrictEqual(error, new Failed("too-large", 1000))
+        assert.deepStrictEqual(spy.created, [{ cancelled: true, aborted: true }])
+      }))
+  })
+})

@@ -1,0 +1,239 @@
+/**
+ * The client the official conformance referee (`@modelcontextprotocol/conformance`) drives.
+ *
+ * The referee plays the server: per scenario it starts a mock MCP server on localhost and runs
+ * this program with the server URL as the last argument, naming the scenario in
+ * `MCP_CONFORMANCE_SCENARIO` (plus `MCP_CONFORMANCE_PROTOCOL_VERSION` and, for some scenarios,
+ * `MCP_CONFORMANCE_CONTEXT` as JSON). The program does what the scenario expects of a client,
+ * using only the public Promise facade of `@mcp-effect/node`, and exits by itself: 0 when every
+ * step worked, 1 otherwise (the referee's checks, not this exit code, decide the verdict).
+ *
+ * Environment knobs of our own: `MCP_EFFECT_LOG_LEVEL` (`All` … `None`, default `Warning`).
+ *
+ * @since 0.1.0
+ */
+import { type Client, connect, type ConnectOptions } from "@mcp-effect/node/Connect"
+
+/** The referee kills a client after 30 s; give up a little earlier, with a message. */
+const deadlineMs = 25_000
+
+/** How long `close()` may leave the event loop busy before the driver exits anyway. */
+const exitGraceMs = 2_000
+
+const logLevels = ["All", "Debug", "Info", "Warning", "Error", "None"] as const
+
+type LogLevel = typeof logLevels[number]
+
+const isLogLevel = (value: string | undefined): value is LogLevel =>
+  value !== undefined && (logLevels as ReadonlyArray<string>).includes(value)
+
+/**
+ * What one run of a scenario knows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Run {
+  readonly scenario: string
+  readonly url: string
+  /** The wire revision the referee runs the scenario at (a hint: the client negotiates). */
+  readonly protocolVersion: string | undefined
+  readonly context: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Scenario = (run: Run) => Promise<void>
+
+const log = (message: string): void => {
+  process.stderr.write(`[mcp-effect driver] ${message}\n`)
+}
+
+const connectOptions = (): ConnectOptions => {
+  const level = process.env["MCP_EFFECT_LOG_LEVEL"]
+  return {
+    // Every referee mock speaks Streamable HTTP, several of them at a URL without `/mcp`
+    // (`http://localhost:PORT`), which the detection table would send to auto-detection.
+    transport: "streamable_http",
+    readTimeout: "10 seconds",
+    clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" },
+    logLevel: isLogLevel(level) ? level : "Warning"
+  }
+}
+
+/** Connects, runs `use`, and closes the client whether `use` worked or not. */
+const withClient = async (run: Run, use: (client: Client) => Promise<void>): Promise<void> => {
+  const client = await connect(run.url, connectOptions())
+  for (const server of client.servers) {
+    log(`connected to ${server.name}: era ${server.era ?? "?"}, protocol ${server.protocolVersion ?? "?"}`)
+  }
+  let failure: { readonly error: unknown } | undefined
+  try {
+    await use(client)
+  } catch (error) {
+    failure = { error }
+  }
+  try {
+    await client.close()
+    log("closed")
+  } catch (error) {
+    if (failure === undefined) throw error
+    log(`close failed too: ${describe(error)}`)
+  }
+  if (failure !== undefined) throw failure.error
+}
+
+const listTools = async (client: Client): Promise<ReadonlySet<string>> => {
+  const tools = await client.listTools()
+  log(`tools/list: ${tools.length} tool(s)${tools.length > 0 ? ` (${tools.map((tool) => tool.name).join(", ")})` : ""}`)
+  return new Set(tools.map((tool) => tool.name))
+}
+
+/** One tool call a scenario expects, with the text its mock server answers. */
+interface ExpectedCall {
+  readonly name: string
+  readonly arguments: Record<string, unknown>
+  readonly text: string
+  readonly timeoutMs?: number
+}
+
+const callExpected = async (client: Client, tools: ReadonlySet<string>, call: ExpectedCall): Promise<void> => {
+  if (!tools.has(call.name)) throw new Error(`the server does not list the tool "${call.name}"`)
+  const started = performance.now()
+  const result = await client.callTool(
+    call.name,
+    call.arguments,
+    call.timeoutMs === undefined ? undefined : { timeout: call.timeoutMs }
+  )
+  const elapsed = Math.round(performance.now() - started)
+  const text = result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n")
+  log(`tools/call ${call.name} answered in ${elapsed} ms: ${JSON.stringify(text)}`)
+  if (result.isError === true) throw new Error(`tool "${call.name}" returned isError: ${text}`)
+  if (!text.includes(call.text)) throw new Error(`tool "${call.name}" answered ${JSON.stringify(text)}`)
+}
+
+/** `initialize`: the handshake (protocolVersion, clientInfo) is what is checked; then list and close. */
+const initialize: Scenario = (run) =>
+  withClient(run, async (client) => {
+    await listTools(client)
+  })
+
+/** `tools_call`: the mock records the `tools/call` of `add_numbers` with numeric `a` and `b`. */
+const toolsCall: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await listTools(client)
+    await callExpected(client, tools, {
+      name: "add_numbers",
+      arguments: { a: 5, b: 3 },
+      text: "The sum of 5 and 3 is 8"
+    })
+  })
+
+/**
+ * `sse-retry` (SEP-1699): the mock answers `tools/call test_reconnection` with an SSE stream
+ * holding only a priming event (`id`, `retry: 500`), closes it after 50 ms without a response,
+ * and delivers the result on the GET stream the client must open to resume — no earlier than
+ * `retry` ms after the close, with `Last-Event-ID`. The call returning is that reconnection.
+ */
+const sseRetry: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await listTools(client)
+    await callExpected(client, tools, {
+      name: "test_reconnection",
+      arguments: {},
+      text: "Reconnection test completed successfully",
+      timeoutMs: 15_000
+    })
+  })
+
+/** Any other scenario, until it gets its own entry: connect, list tools, close. */
+const connectAndList: Scenario = (run) =>
+  withClient(run, async (client) => {
+    await listTools(client)
+  })
+
+/**
+ * The scenarios the driver knows, by the referee's name.
+ *
+ * @since 0.1.0
+ * @category scenarios
+ */
+export const scenarios: Readonly<Record<string, Scenario>> = {
+  initialize,
+  tools_call: toolsCall,
+  "sse-retry": sseRetry
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const parseContext = (raw: string | undefined): Record<string, unknown> | undefined => {
+  if (raw === undefined || raw === "") return undefined
+  const parsed: unknown = JSON.parse(raw)
+  if (!isRecord(parsed)) throw new Error("MCP_CONFORMANCE_CONTEXT is not a JSON object")
+  return parsed
+}
+
+const describe = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const fields = Object.fromEntries(
+    Object.entries(error).filter(([key]) => key !== "message" && key !== "stack" && key !== "name")
+  )
+  let extra = ""
+  try {
+    const json = JSON.stringify(fields)
+    if (json !== "{}") extra = ` ${json.length > 1000 ? `${json.slice(0, 1000)}…` : json}`
+  } catch {
+    // Fields that do not serialize are left out.
+  }
+  const cause = error.cause === undefined ? "" : `\n  caused by: ${describe(error.cause)}`
+  return `${error.name}: ${error.message}${extra}${cause}`
+}
+
+const main = async (): Promise<number> => {
+  const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? ""
+  const url = process.argv[process.argv.length - 1] ?? ""
+  if (process.argv.length < 3 || !/^https?:\/\//.test(url)) {
+    log("usage: driver.js <server url>  (normally run by the conformance referee)")
+    return 2
+  }
+  const run: Run = {
+    scenario,
+    url,
+    protocolVersion: process.env["MCP_CONFORMANCE_PROTOCOL_VERSION"],
+    context: parseContext(process.env["MCP_CONFORMANCE_CONTEXT"])
+  }
+  const handler = scenarios[scenario]
+  log(
+    `scenario ${scenario === "" ? "(none)" : scenario}${
+      handler === undefined ? " (default: connect, list tools)" : ""
+    }` +
+      ` at ${run.protocolVersion ?? "?"} against ${url}` +
+      (run.context === undefined ? "" : ` with context keys ${Object.keys(run.context).join(", ")}`)
+  )
+  await (handler ?? connectAndList)(run)
+  return 0
+}
+
+const deadline = setTimeout(() => {
+  log(`gave up after ${deadlineMs} ms`)
+  process.exit(1)
+}, deadlineMs)
+deadline.unref()
+
+main().then(
+  (code) => code,
+  (error: unknown) => {
+    log(`failed: ${describe(error)}`)
+    return 1
+  }
+).then((code) => {
+  process.exitCode = code
+  // Nothing of ours should keep the event loop alive now; if something does, say so and exit.
+  setTimeout(() => {
+    log(`something still held the event loop ${exitGraceMs} ms after close(); exiting`)
+    process.exit(code)
+  }, exitGraceMs).unref()
+})

@@ -1,0 +1,305 @@
+/**
+ * The HTTP transports against fake servers on real loopback sockets, hostile ones included.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Http from "@mcp-effect/client/Http"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import {
+  ConnectionError,
+  ResponseTooLargeError,
+  ServerError,
+  SessionExpiredError,
+  TransientServerError
+} from "@mcp-effect/client/McpError"
+import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as Sse from "@mcp-effect/client/Sse"
+import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
+import * as Target from "@mcp-effect/client/Target"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
+import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Scope from "effect/Scope"
+
+const options: ServerConnection.Options = { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
+
+const fake = (extra: Partial<FakeHttpServer.Options> = {}) =>
+  FakeHttpServer.make({ definition: Scenarios.demo, ...extra })
+
+const streamable = (server: FakeHttpServer.FakeHttpServer, extra: Partial<StreamableHttp.Options> = {}) =>
+  ServerConnection.make(
+    StreamableHttp.config({ name: "http", url: server.mcpUrl, retryBase: "10 millis", ...extra }),
+    options
+  )
+
+const posts = (server: FakeHttpServer.FakeHttpServer, method?: string) =>
+  Effect.map(
+    server.requests,
+    (all) =>
+      all.filter((r) =>
+        r.method === "POST" && (method === undefined || (r.body as { method?: string } | undefined)?.method === method)
+      )
+  )
+
+const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { text: string }).text
+
+const quiet = Logger.withMinimumLogLevel(LogLevel.Error)
+
+describe("Streamable HTTP", () => {
+  it.scopedLive("calls tools over SSE responses, with progress, session and protocol headers", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* streamable(server)
+      const progress: Array<number> = []
+      const result = yield* connection.callTool("progress", { steps: 3, delayMs: 1 }, {
+        onProgress: (p) => progress.push(p.progress)
+      })
+      assert.strictEqual(text(result), "done after 3 steps")
+      assert.deepStrictEqual(progress, [1, 2, 3])
+      const [call] = yield* posts(server, "tools/call")
+      assert.isDefined(call!.headers["mcp-session-id"])
+      assert.strictEqual(call!.headers["mcp-protocol-version"], "2025-11-25")
+      assert.include(call!.headers["accept"], "text/event-stream")
+      assert.deepStrictEqual((yield* connection.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 })
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("accepts JSON answers", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ responseMode: "json" })
+      const connection = yield* streamable(server)
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "json" })), "json")
+      assert.strictEqual((yield* connection.listTools()).length, Scenarios.demo.tools!.length)
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("ends the session with DELETE when closed", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const scope = yield* Scope.make()
+      yield* streamable(server).pipe(Scope.extend(scope))
+      yield* Scope.close(scope, Exit.void)
+      const deletes = (yield* server.requests).filter((r) => r.method === "DELETE")
+      assert.strictEqual(deletes.length, 1)
+      assert.isDefined(deletes[0]!.headers["mcp-session-id"])
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("session expiry: a list is re-sent on a new session, a tool call is not", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* streamable(server)
+      yield* server.expireSessions
+      const tools = yield* connection.listTools()
+      assert.strictEqual(tools.length, Scenarios.demo.tools!.length)
+      assert.strictEqual((yield* posts(server, "initialize")).length, 2)
+      yield* server.expireSessions
+      const error = yield* Effect.flip(connection.callTool("echo", { message: "once" }))
+      assert.instanceOf(error, SessionExpiredError)
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 1)
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "again" })), "again")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a GET stream answered 405 means no stream, not an error", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ getStream: 405 })
+      const connection = yield* streamable(server)
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "ok" })), "ok")
+      yield* Effect.sleep("300 millis")
+      const gets = (yield* server.requests).filter((r) => r.method === "GET")
+      assert.strictEqual(gets.length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("notifications on the GET stream reach listeners and invalidate caches", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const server = yield* fake()
+      const connection = yield* ServerConnection.make(
+        StreamableHttp.config({ name: "http", url: server.mcpUrl }),
+        { ...options, onNotification: (_, method) => seen.push(method) }
+      )
+      yield* connection.listTools()
+      yield* Effect.sleep("200 millis")
+      yield* server.fake.setTools([])
+      yield* Effect.sleep("300 millis")
+      assert.include(seen, "notifications/tools/list_changed")
+      assert.deepStrictEqual(yield* connection.listTools(), [])
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("resumes a cut response stream with GET + Last-Event-ID", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ cutAfterNotifications: { method: "tools/call", times: 1 } })
+      const connection = yield* streamable(server)
+      const progress: Array<number> = []
+      const result = yield* connection.callTool("progress", { steps: 2, delayMs: 1 }, {
+        onProgress: (p) => progress.push(p.progress)
+      })
+      assert.strictEqual(text(result), "done after 2 steps")
+      assert.deepStrictEqual(progress, [1, 2])
+      const resumed = (yield* server.requests).filter((r) =>
+        r.method === "GET" && r.headers["last-event-id"] !== undefined
+      )
+      assert.isAbove(resumed.length, 0)
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a result followed by a dead socket is returned, and the tool is not called again", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ deadSocketAfterResult: { method: "tools/call", times: 1 } })
+      const connection = yield* streamable(server)
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "kept" })), "kept")
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("retries HTTP 5xx for a list, never for a tool call", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* streamable(server)
+      yield* server.setFaults({ status5xxTimes: 2 })
+      assert.strictEqual((yield* connection.listTools()).length, Scenarios.demo.tools!.length)
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 3)
+      yield* server.setFaults({ status5xxTimes: 1 })
+      const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }))
+      assert.instanceOf(error, TransientServerError)
+      assert.strictEqual(error.status, 503)
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("never retries a 4xx, and keeps the JSON-RPC error's code and data", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* streamable(server)
+      yield* server.setFaults({ status4xx: { method: "tools/list", message: "no", data: { why: "test" } } })
+      const error = yield* Effect.flip(connection.listTools())
+      assert.instanceOf(error, ServerError)
+      assert.strictEqual(error.code, -32600)
+      assert.deepStrictEqual(error.data, { why: "test" })
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("abandons a gzip bomb with ResponseTooLargeError and bounded memory", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ gzipBomb: { method: "tools/call", bytes: 1024 * 1024 * 1024 } })
+      const connection = yield* streamable(server, { maxDecompressedBodyBytes: 8 * 1024 * 1024 })
+      const before = process.memoryUsage().rss
+      const error = yield* Effect.flip(connection.callTool("echo", { message: "boom" }))
+      assert.instanceOf(error, ResponseTooLargeError)
+      assert.isBelow(process.memoryUsage().rss - before, 256 * 1024 * 1024)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("an unterminated SSE event costs bounded memory and fails the request", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ unterminatedEvent: { method: "tools/call", bytes: 64 * 1024 * 1024 } })
+      const connection = yield* streamable(server, { maxDecompressedBodyBytes: 4 * 1024 * 1024 })
+      const before = process.memoryUsage().rss
+      const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }, { timeout: "20 seconds" }))
+      assert.oneOf(error._tag, ["ResponseTooLargeError", "ResponseStreamClosedError"])
+      assert.isBelow(process.memoryUsage().rss - before, 256 * 1024 * 1024)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("retry: 0 is floored, so the GET stream does not reconnect in a hot loop", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ retryZero: true })
+      yield* streamable(server, { sseRetryFloor: "200 millis" })
+      yield* Effect.sleep("1 second")
+      const gets = (yield* server.requests).filter((r) => r.method === "GET")
+      assert.isAbove(gets.length, 1)
+      assert.isAtMost(gets.length, 7)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("an over-long or non-printable event id is never echoed in Last-Event-ID", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ longEventId: true, retryZero: true })
+      const connection = yield* streamable(server)
+      yield* connection.callTool("echo", { message: "x" })
+      yield* Effect.sleep("500 millis")
+      const echoed = (yield* server.requests).filter((r) => r.headers["last-event-id"] !== undefined)
+      assert.deepStrictEqual(echoed.filter((r) => r.headers["last-event-id"]!.length > 256), [])
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a cross-origin redirect does not carry Authorization or configured headers", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ redirect: { method: "tools/call", times: 1 } })
+      const connection = yield* streamable(server, {
+        headers: { authorization: "Bearer secret", "x-api-key": "k" }
+      })
+      const result = yield* Effect.either(connection.callTool("echo", { message: "moved" }))
+      const foreign = (yield* server.requests).filter((r) => r.origin === "foreign")
+      assert.isAbove(foreign.length, 0)
+      for (const request of foreign) {
+        assert.isUndefined(request.headers["authorization"])
+        assert.isUndefined(request.headers["x-api-key"])
+      }
+      // On its own origin the configured credentials are sent.
+      const [initialize] = yield* posts(server, "initialize")
+      assert.strictEqual(initialize!.headers["authorization"], "Bearer secret")
+      // The redirected call lost its session header too, so the other origin refused it.
+      assert.strictEqual(result._tag, "Left")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
+
+describe("legacy HTTP+SSE", () => {
+  it.scopedLive("connects through the endpoint event and carries calls and progress", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* ServerConnection.make(Sse.config({ name: "sse", url: server.sseUrl }), options)
+      const progress: Array<number> = []
+      const result = yield* connection.callTool("progress", { steps: 2, delayMs: 1 }, {
+        onProgress: (p) => progress.push(p.progress)
+      })
+      assert.strictEqual(text(result), "done after 2 steps")
+      assert.deepStrictEqual(progress, [1, 2])
+      assert.strictEqual(connection.kind, "sse")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("refuses an endpoint on another origin", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ offOriginEndpoint: true })
+      const error = yield* Effect.flip(
+        ServerConnection.make(
+          Sse.config({ name: "sse", url: server.sseUrl, headers: { authorization: "Bearer s" } }),
+          options
+        )
+      )
+      assert.instanceOf(error, ConnectionError)
+      assert.include(error.message, "another origin")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
+
+describe("plain HTTP and detection", () => {
+  it.scopedLive("plain HTTP works end to end", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const connection = yield* ServerConnection.make(
+        Http.config({ name: "plain", baseUrl: server.url, endpoint: "/rpc" }),
+        options
+      )
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "plain" })), "plain")
+      assert.strictEqual((yield* connection.readResource("demo://readme")).contents.length, 1)
+      const gets = (yield* server.requests).filter((r) => r.method === "GET")
+      assert.strictEqual(gets.length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive("auto-detection picks Streamable HTTP for another URL that speaks it", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      const config = yield* Target.toConfig(`${server.url}/rpc`, { name: "auto" })
+      assert.deepStrictEqual(config.fallbacks?.map((f) => f.kind), ["sse", "http"])
+      const client = yield* McpClient.make({ servers: [config] })
+      assert.strictEqual(client.servers[0]!.kind, "streamable_http")
+      assert.strictEqual(text(yield* client.callTool("echo", { message: "detected" })), "detected")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a failed transport falls back to the next one, which is then kept", () =>
+    Effect.gen(function*() {
+      const server = yield* fake()
+      // Streamable HTTP against the legacy SSE endpoint fails; SSE is tried next.
+      const config = {
+        ...StreamableHttp.config({ name: "auto", url: server.sseUrl, retries: 0 }),
+        fallbacks: [Sse.config({ name: "auto", url: server.sseUrl })]
+      }
+      const client = yield* McpClient.make({ servers: [config] })
+      assert.strictEqual(client.servers[0]!.kind, "sse")
+      assert.strictEqual(text(yield* client.callTool("echo", { message: "fell back" })), "fell back")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
