@@ -285,3 +285,13 @@ describe("ServerConnection capability gating", () => {
       ])
     }))
 })
+
+describe("ServerConnection keep-alive", () => {
+  it.scoped("pings at the configured interval", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      yield* ServerConnection.make({ ...server.config(), keepAlive: "10 seconds" }, options())
+      yield* TestClock.adjust("35 seconds")
+      assert.strictEqual((yield* server.requests("ping")).length, 4)
+    }))
+})
