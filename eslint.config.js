@@ -1,5 +1,6 @@
 import js from "@eslint/js"
 import effect from "@effect/eslint-plugin"
+import globals from "globals"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
@@ -7,6 +8,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,
+  { files: ["**/*.mjs", "**/*.js"], languageOptions: { globals: globals.node } },
   {
     files: ["**/*.ts"],
     rules: {

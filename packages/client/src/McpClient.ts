@@ -5,19 +5,23 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/mcpClient.js"
 import type {
   AmbiguousToolError,
   CapabilityError,
   ConfigError,
   ConnectError,
+  InputRequiredError,
   ServerNotFoundError,
   ToolNotFoundError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
+import type { ProtocolMode } from "./Protocol.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { NotificationListener, RequestOptions, ServerConnection } from "./ServerConnection.js"
 
@@ -92,7 +96,12 @@ export interface ToolCall {
  * @since 0.1.0
  * @category models
  */
-export type CallToolError = ConnectError | ToolNotFoundError | AmbiguousToolError | ServerNotFoundError
+export type CallToolError =
+  | ConnectError
+  | InputRequiredError
+  | ToolNotFoundError
+  | AmbiguousToolError
+  | ServerNotFoundError
 
 /**
  * @since 0.1.0
@@ -106,6 +115,14 @@ export interface Options<R = never> {
   readonly maxPages?: number | undefined
   /** A listener registered before any server connects, so it also sees the first notifications. */
   readonly onNotification?: NotificationListener | undefined
+  /** Answers servers' requests for input (elicitation, sampling, roots). */
+  readonly handlers?: Handlers.Handlers | undefined
+  /** `auto` (default): probe with `server/discover`, fall back to `initialize`. */
+  readonly protocol?: ProtocolMode | undefined
+  /** Bound on the `server/discover` probe (default 5 seconds). */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
+  /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
+  readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
 }
 
 /**
@@ -139,7 +156,7 @@ export interface Service {
     name: string,
     args?: Record<string, string>,
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError | ServerNotFoundError>
+  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError | InputRequiredError | ServerNotFoundError>
   readonly listResources: (
     options?: ListOptions
   ) => Effect.Effect<ReadonlyArray<ServerResource>, ConnectError | ServerNotFoundError>
@@ -149,7 +166,12 @@ export interface Service {
   readonly readResource: (
     uri: string,
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError | ServerNotFoundError>
+  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError | InputRequiredError | ServerNotFoundError>
+  /** Continues an `input_required` request the client stopped, on the server that sent it. */
+  readonly resumeInputRequired: (
+    error: InputRequiredError,
+    inputResponses: Record<string, unknown>
+  ) => Effect.Effect<unknown, ConnectError | InputRequiredError | ServerNotFoundError>
   readonly complete: (
     request: McpSchema.CompleteRequest,
     options?: CallOptions

@@ -147,6 +147,62 @@ export class UnsupportedProtocolVersionError
 }
 
 /**
+ * A 2026-07-28 server rejected the request's headers (-32020), still after the client
+ * re-fetched `tools/list` and retried once with recomputed `Mcp-Param-*` headers.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class HeaderMismatchError extends Schema.TaggedError<HeaderMismatchError>()("HeaderMismatchError", {
+  server: Schema.String,
+  method: Schema.String,
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {
+  readonly code = -32020
+}
+
+/**
+ * A 2026-07-28 server needs a client capability the request did not declare (-32021).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MissingRequiredClientCapabilityError
+  extends Schema.TaggedError<MissingRequiredClientCapabilityError>()("MissingRequiredClientCapabilityError", {
+    server: Schema.String,
+    method: Schema.String,
+    message: Schema.String,
+    requiredCapabilities: Schema.Unknown
+  })
+{
+  readonly code = -32021
+}
+
+/**
+ * A multi-round-trip request (`input_required`) the client could not finish by itself: more
+ * than 10 rounds, an input request it cannot serve, or a malformed one. `resumable` says whether
+ * `resumeInputRequired(error, inputResponses)` can continue it; `params` are the original
+ * parameters, `requestState` is the server's opaque state, echoed as is.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputRequiredError extends Schema.TaggedError<InputRequiredError>()("InputRequiredError", {
+  server: Schema.String,
+  method: Schema.String,
+  params: Schema.Unknown,
+  inputRequests: Schema.Unknown,
+  requestState: Schema.optional(Schema.String),
+  resumable: Schema.Boolean,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.method} on ${this.server} needs input the client could not provide: ${this.reason}`
+  }
+}
+
+/**
  * The server did not declare the capability the method needs, so nothing was sent.
  *
  * @since 0.1.0
@@ -247,13 +303,20 @@ export type RequestError = TransportError | ServerError | InvalidResponseError
  * @since 0.1.0
  * @category models
  */
-export type ConnectError = RequestError | UnsupportedProtocolVersionError
+export type ConnectError =
+  | RequestError
+  | UnsupportedProtocolVersionError
+  | MissingRequiredClientCapabilityError
+  | HeaderMismatchError
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type McpError =
+  | HeaderMismatchError
+  | MissingRequiredClientCapabilityError
+  | InputRequiredError
   | ConnectionError
   | RequestTimeoutError
   | ResponseTooLargeError
@@ -270,6 +333,9 @@ export type McpError =
   | ConfigError
 
 const tags = new Set<string>([
+  "HeaderMismatchError",
+  "MissingRequiredClientCapabilityError",
+  "InputRequiredError",
   "ConnectionError",
   "RequestTimeoutError",
   "ResponseTooLargeError",

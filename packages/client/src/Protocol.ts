@@ -6,8 +6,15 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { CapabilityError, InvalidResponseError, UnsupportedProtocolVersionError } from "./McpError.js"
-import type { ConnectError } from "./McpError.js"
+import {
+  CapabilityError,
+  HeaderMismatchError,
+  InvalidResponseError,
+  MissingRequiredClientCapabilityError,
+  ServerError,
+  UnsupportedProtocolVersionError
+} from "./McpError.js"
+import type { ConnectError, RequestError } from "./McpError.js"
 import * as McpSchema from "./McpSchema.js"
 import type { RpcPeer } from "./RpcPeer.js"
 
@@ -51,6 +58,228 @@ export interface Protocol {
   /** The capability error for `method`, or `undefined` when the server may be asked. */
   readonly gate: (server: string, negotiated: Negotiated, method: string) => CapabilityError | undefined
 }
+
+/**
+ * The stateless revision the client speaks with `server/discover` and per-request `_meta`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28"
+
+/**
+ * Reserved `_meta` keys of 2026-07-28.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MetaKey = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId"
+} as const
+
+/**
+ * Which era a connection speaks: `auto` probes with `server/discover` and falls back to
+ * `initialize`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ProtocolMode = "auto" | "modern" | "legacy"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The `_meta` every 2026-07-28 request carries.
+ *
+ * @since 0.1.0
+ * @category modern
+ */
+export const requestMeta = (
+  identity: ClientIdentity,
+  version: string,
+  logLevel?: string | undefined
+): Record<string, unknown> => ({
+  [MetaKey.protocolVersion]: version,
+  [MetaKey.clientInfo]: identity.clientInfo,
+  [MetaKey.clientCapabilities]: identity.capabilities,
+  ...(logLevel === undefined ? {} : { [MetaKey.logLevel]: logLevel })
+})
+
+/**
+ * Maps the JSON-RPC errors that 2026-07-28 gives a meaning to onto their typed errors.
+ *
+ * @since 0.1.0
+ * @category modern
+ */
+export const modernError = <E>(error: E | ServerError): E | ServerError | ModernProtocolError => {
+  if (!(error instanceof ServerError)) return error
+  const data = isObject(error.data) ? error.data : {}
+  switch (error.code) {
+    case -32022:
+      return new UnsupportedProtocolVersionError({
+        server: error.server,
+        requested: typeof data.requested === "string" ? data.requested.slice(0, 64) : MODERN_PROTOCOL_VERSION,
+        supported: Array.isArray(data.supported)
+          ? data.supported.filter((v): v is string => typeof v === "string").slice(0, 32)
+          : []
+      })
+    case -32021:
+      return new MissingRequiredClientCapabilityError({
+        server: error.server,
+        method: error.method,
+        message: error.message,
+        requiredCapabilities: data.requiredCapabilities
+      })
+    case -32020:
+      return new HeaderMismatchError({
+        server: error.server,
+        method: error.method,
+        message: error.message,
+        data: error.data
+      })
+    default:
+      return error
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ModernProtocolError =
+  | UnsupportedProtocolVersionError
+  | MissingRequiredClientCapabilityError
+  | HeaderMismatchError
+
+const DiscoverResult = Schema.Struct({
+  supportedVersions: Schema.Array(Schema.String),
+  capabilities: McpSchema.ServerCapabilities,
+  instructions: Schema.optional(Schema.String),
+  serverInfo: Schema.optional(McpSchema.Implementation),
+  _meta: Schema.optional(McpSchema.JsonObject)
+})
+const isDiscoverResult = Schema.is(DiscoverResult)
+const isImplementation = Schema.is(McpSchema.Implementation)
+
+/**
+ * The HTTP headers of a 2026-07-28 request other than `Mcp-Name` and `Mcp-Param-*`.
+ *
+ * @since 0.1.0
+ * @category modern
+ */
+export const modernHeaders = (method: string, version: string = MODERN_PROTOCOL_VERSION): Record<string, string> => ({
+  "mcp-protocol-version": version,
+  "mcp-method": method
+})
+
+/**
+ * Probes with `server/discover` (DIGEST §3): a `DiscoverResult` or a recognised modern error
+ * means modern (`-32022` is retried once with a version from `data.supported`); anything else —
+ * another error, an HTTP 400 that is not a modern error, `-32601`, silence — means legacy, and
+ * `initialize` follows on the same connection. Never keyed to one error code.
+ *
+ * @since 0.1.0
+ * @category eras
+ */
+export const detect = (
+  server: string,
+  peer: RpcPeer,
+  identity: ClientIdentity,
+  options: { readonly mode: ProtocolMode; readonly discoverTimeoutMs: number; readonly timeoutMs: number }
+): Effect.Effect<Negotiated, ConnectError> => {
+  if (options.mode === "legacy") return legacy.open(server, peer, identity, options.timeoutMs)
+  const fallBack = (reason: string): Effect.Effect<Negotiated, ConnectError> =>
+    options.mode === "modern"
+      ? Effect.fail(new UnsupportedProtocolVersionError({ server, requested: MODERN_PROTOCOL_VERSION, supported: [] }))
+      : Effect.zipRight(
+        Effect.logDebug(`${server}: not a 2026-07-28 server (${reason}); using initialize`),
+        legacy.open(server, peer, identity, options.timeoutMs)
+      )
+  const probe = (retried: boolean): Effect.Effect<Negotiated, ConnectError> =>
+    peer.request("server/discover", { _meta: requestMeta(identity, MODERN_PROTOCOL_VERSION) }, {
+      timeoutMs: options.discoverTimeoutMs,
+      hints: { modern: true, headers: modernHeaders("server/discover") }
+    }).pipe(
+      Effect.matchEffect({
+        onSuccess: (result): Effect.Effect<Negotiated, ConnectError> => {
+          if (!isDiscoverResult(result)) return fallBack("no DiscoverResult")
+          if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
+            return result.supportedVersions.some((v) =>
+                (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v)
+              )
+              ? fallBack("the server offers only legacy revisions")
+              : Effect.fail(
+                new UnsupportedProtocolVersionError({
+                  server,
+                  requested: MODERN_PROTOCOL_VERSION,
+                  supported: result.supportedVersions.slice(0, 32)
+                })
+              )
+          }
+          const metaInfo = result._meta?.[MetaKey.serverInfo]
+          return Effect.succeed({
+            era: "modern",
+            protocolVersion: MODERN_PROTOCOL_VERSION,
+            serverInfo: isImplementation(metaInfo)
+              ? metaInfo
+              : result.serverInfo ?? { name: server, version: "unknown" },
+            capabilities: result.capabilities,
+            instructions: result.instructions
+          })
+        },
+        onFailure: (error): Effect.Effect<Negotiated, ConnectError> => {
+          if (error._tag === "ConnectionError") return Effect.fail(error)
+          if (error._tag !== "ServerError") return fallBack(error._tag)
+          const typed = modernError(error)
+          if (typed._tag === "UnsupportedProtocolVersionError") {
+            if (typed.supported.includes(MODERN_PROTOCOL_VERSION) && !retried) return probe(true)
+            if (
+              typed.supported.some((v) => (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v))
+            ) {
+              return fallBack("-32022 naming legacy revisions")
+            }
+            return Effect.fail(typed)
+          }
+          if (typed._tag === "ServerError") return fallBack(`error ${typed.code}`)
+          return Effect.fail(typed)
+        }
+      })
+    )
+  return probe(false)
+}
+
+/**
+ * Whether a result carries a `resultType` this client understands, and which.
+ *
+ * @since 0.1.0
+ * @category modern
+ */
+export const resultTypeOf = (result: unknown): "complete" | "input_required" | "invalid" => {
+  if (!isObject(result)) return "invalid"
+  const type = result.resultType
+  if (type === undefined || type === "complete") return "complete"
+  return type === "input_required" ? "input_required" : "invalid"
+}
+
+/**
+ * The invalid-response error for a result this client cannot accept.
+ *
+ * @since 0.1.0
+ * @category modern
+ */
+export const invalidResult = (server: string, method: string, result: unknown): RequestError =>
+  new InvalidResponseError({
+    server,
+    method,
+    message: isObject(result)
+      ? `unknown resultType ${JSON.stringify(String(result.resultType)).slice(0, 64)}`
+      : "the result is not an object"
+  })
 
 const decodeInitialize = Schema.decodeUnknown(McpSchema.InitializeResult, McpSchema.parseOptions)
 

@@ -12,7 +12,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/rpcPeer.js"
 import type { ConnectionError, RequestError, ServerError } from "./McpError.js"
-import type { SendError, TransportFactory } from "./Transport.js"
+import type { SendError, SendHints, TransportFactory } from "./Transport.js"
 
 /**
  * A `notifications/progress` payload routed to the request that asked for it.
@@ -37,6 +37,8 @@ export interface RequestOptions {
   readonly onProgress?: ((progress: Progress) => void) | undefined
   /** Whether a timeout or interruption sends `notifications/cancelled` (not for `initialize`). */
   readonly cancellable?: boolean | undefined
+  /** Passed to the transport with the request. */
+  readonly hints?: SendHints | undefined
 }
 
 /**

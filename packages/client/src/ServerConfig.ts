@@ -18,6 +18,10 @@ export interface ServerConfig<R = never> {
   readonly transport: TransportFactory<R>
   /** Default timeout of every request to this server (default 30 seconds). */
   readonly readTimeout?: Duration.DurationInput | undefined
+  /** Overrides the client's `protocol` for this server. */
+  readonly protocol?: "auto" | "modern" | "legacy" | undefined
+  /** Overrides the client's `discoverTimeout` for this server. */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
   /** Sends `ping` at this interval while connected. */
   readonly keepAlive?: Duration.DurationInput | undefined
   /**

@@ -8,10 +8,11 @@
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/serverConnection.js"
-import type { CapabilityError, ConnectError } from "./McpError.js"
+import type { CapabilityError, ConnectError, InputRequiredError } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
-import type { Negotiated } from "./Protocol.js"
+import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 
@@ -46,6 +47,14 @@ export type NotificationListener = (
  */
 export interface Options {
   readonly clientInfo: McpSchema.Implementation
+  /** Answers the server's requests for input; their presence derives the client capabilities. */
+  readonly handlers?: Handlers.Handlers | undefined
+  /** `auto` (default) probes with `server/discover` and falls back to `initialize`. */
+  readonly protocol?: ProtocolMode | undefined
+  /** Bound on the `server/discover` probe (default 5 seconds). */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
+  /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
+  readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
   /** Called for every server notification, after list caches were invalidated. */
   readonly onNotification: NotificationListener
   /** Most pages one list call follows before it stops with a warning (default 100). */
@@ -69,13 +78,18 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError>
+  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError>
+  /** Continues an `input_required` request the client stopped, with the host's answers. */
+  readonly resumeInputRequired: (
+    error: InputRequiredError,
+    inputResponses: Record<string, unknown>
+  ) => Effect.Effect<unknown, ConnectError | InputRequiredError>
   readonly listPrompts: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Prompt>, ConnectError>
   readonly getPrompt: (
     name: string,
     args?: Record<string, string>,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError>
+  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError | InputRequiredError>
   readonly listResources: (
     options?: RequestOptions
   ) => Effect.Effect<ReadonlyArray<McpSchema.Resource>, ConnectError>
@@ -85,7 +99,7 @@ export interface ServerConnection {
   readonly readResource: (
     uri: string,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError>
+  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError | InputRequiredError>
   readonly complete: (
     request: McpSchema.CompleteRequest,
     options?: RequestOptions

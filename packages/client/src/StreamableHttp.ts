@@ -31,7 +31,7 @@ import {
   SessionExpiredError
 } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import type { SendError, TransportFactory } from "./Transport.js"
+import type { SendError, SendHints, TransportFactory } from "./Transport.js"
 
 /**
  * @since 0.1.0
@@ -90,11 +90,19 @@ export const transport = (
     let serverRetry: number | undefined
 
     const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
-    const headers = (extra?: Record<string, string>) => {
+    // Configured headers in the Mcp-Param-* namespace would impersonate tool arguments on a
+    // 2026-07-28 request, where the client owns that namespace: they go to legacy requests only.
+    const modernConfigured = Object.fromEntries(
+      Object.entries(s.headers).filter(([name]) => !/^mcp-param-/i.test(name))
+    )
+    const headers = (extra?: Record<string, string>, hints?: SendHints) => {
+      if (hints?.modern === true) {
+        return { ...modernConfigured, "accept-encoding": "gzip, deflate", ...extra, ...hints.headers }
+      }
       const all: Record<string, string> = { ...s.headers, "accept-encoding": "gzip, deflate", ...extra }
       if (sessionId !== undefined) all["mcp-session-id"] = sessionId
       if (protocolVersion !== undefined) all["mcp-protocol-version"] = protocolVersion
-      return all
+      return hints?.headers === undefined ? all : { ...all, ...hints.headers }
     }
 
     const deliver = (message: unknown) => {
@@ -139,7 +147,12 @@ export const transport = (
 
     // Reads one request's SSE answer; resumes it with GET + Last-Event-ID if it breaks before
     // the response arrived. A response that did arrive stands, whatever the socket does next.
-    const readExchange = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
+    const readExchange = (
+      response: HttpClientResponse.HttpClientResponse,
+      id: Id | undefined,
+      method: string,
+      resumable: boolean
+    ) =>
       Effect.gen(function*() {
         let answered = false
         let lastEventId: string | undefined
@@ -162,7 +175,8 @@ export const transport = (
         }
         let attempts = 0
         while (!answered && !closed && id !== undefined) {
-          if (lastEventId === undefined || attempts > Math.max(3, s.retries)) {
+          // 2026-07-28 has no resumption: the broken stream is reported and the caller re-issues.
+          if (!resumable || lastEventId === undefined || attempts > Math.max(3, s.retries)) {
             return sink.onRequestFailed(
               id,
               new ResponseStreamClosedError({
@@ -266,7 +280,8 @@ export const transport = (
     const handle = (
       response: HttpClientResponse.HttpClientResponse,
       id: Id | undefined,
-      method: string
+      method: string,
+      resumable: boolean
     ): Effect.Effect<void, SendError | InvalidResponseError> => {
       if (method === "initialize" && sessionId === undefined) {
         const issued = response.headers["mcp-session-id"]
@@ -280,7 +295,7 @@ export const transport = (
       const type = (response.headers["content-type"] ?? "").toLowerCase()
       if (id !== undefined && type.startsWith("text/event-stream")) {
         return Effect.asVoid(Effect.tap(
-          FiberSet.run(fibers, readExchange(response, id, method)),
+          FiberSet.run(fibers, readExchange(response, id, method, resumable)),
           (fiber) => Effect.sync(() => readers.set(id, fiber))
         ))
       }
@@ -300,7 +315,7 @@ export const transport = (
       return discard(response)
     }
 
-    const post = (message: Json, method: string) =>
+    const post = (message: Json, method: string, hints: SendHints | undefined) =>
       Http.withRetries(
         s,
         method,
@@ -308,7 +323,7 @@ export const transport = (
           Http.execute(
             s,
             HttpClientRequest.post(options.url).pipe(
-              HttpClientRequest.setHeaders(headers({ accept })),
+              HttpClientRequest.setHeaders(headers({ accept }, hints)),
               HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
             )
           ),
@@ -319,7 +334,7 @@ export const transport = (
         )
       )
 
-    const send = (message: object): Effect.Effect<void, SendError> =>
+    const send = (message: object, hints?: SendHints): Effect.Effect<void, SendError> =>
       Effect.suspend(() => {
         if (closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
         const m = message as Json
@@ -343,7 +358,10 @@ export const transport = (
             )
           })
           : Effect.void
-        return Effect.zipRight(before, Effect.flatMap(post(m, method), (response) => handle(response, id, method)))
+        return Effect.zipRight(
+          before,
+          Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true))
+        )
           .pipe(
             Effect.catchTag(
               "InvalidResponseError",

@@ -40,6 +40,22 @@ export interface TransportSink {
 export type SendError = TransportError | ServerError
 
 /**
+ * Per-message instructions for the transport; stdio and in-memory ignore them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SendHints {
+  /** HTTP headers of this message (protocol version, method, name, `Mcp-Param-*`). */
+  readonly headers?: Record<string, string> | undefined
+  /**
+   * A 2026-07-28 message: no session, no `Last-Event-ID` resumption (a broken stream is
+   * reported at once, the caller re-issues), configured `Mcp-Param-*` headers dropped.
+   */
+  readonly modern?: boolean | undefined
+}
+
+/**
  * An open connection to one server.
  *
  * @since 0.1.0
@@ -47,7 +63,7 @@ export type SendError = TransportError | ServerError
  */
 export interface Transport {
   /** Sends one JSON-RPC message. */
-  readonly send: (message: object) => Effect.Effect<void, SendError>
+  readonly send: (message: object, hints?: SendHints) => Effect.Effect<void, SendError>
   /** Short description for logs and errors, e.g. `stdio:node server.js`. Never holds credentials. */
   readonly description: string
 }

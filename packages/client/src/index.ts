@@ -62,3 +62,11 @@ export * as Sse from "./Sse.js"
  * @since 0.1.0
  */
 export * as StreamableHttp from "./StreamableHttp.js"
+/**
+ * @since 0.1.0
+ */
+export * as Handlers from "./Handlers.js"
+/**
+ * @since 0.1.0
+ */
+export * as HeaderParams from "./HeaderParams.js"

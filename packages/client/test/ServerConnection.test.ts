@@ -27,12 +27,16 @@ const connect = (definition: FakeServer.Definition, onNotification?: ServerConne
   })
 
 describe("ServerConnection (legacy era)", () => {
-  it.scoped("initializes offering 2025-11-25 with the configured clientInfo, then notifications/initialized", () =>
+  it.scoped("probes with server/discover, then initializes offering 2025-11-25 and sends initialized", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* connect(Scenarios.demo)
       const received = yield* server.received
-      assert.deepStrictEqual(received.map((r) => r.method), ["initialize", "notifications/initialized"])
-      assert.deepStrictEqual(received[0]!.params, {
+      assert.deepStrictEqual(received.map((r) => r.method), [
+        "server/discover",
+        "initialize",
+        "notifications/initialized"
+      ])
+      assert.deepStrictEqual(received[1]!.params, {
         protocolVersion: "2025-11-25",
         capabilities: {},
         clientInfo: { name: "test-client", version: "1.0.0" }
@@ -278,7 +282,7 @@ describe("ServerConnection capability gating", () => {
       yield* connection.subscribeResource("demo://readme")
       yield* connection.unsubscribeResource("demo://readme")
       const sent = (yield* server.received).filter((r) => r.id !== undefined).map((r) => [r.method, r.params])
-      assert.deepStrictEqual(sent.slice(1), [
+      assert.deepStrictEqual(sent.slice(2), [
         ["logging/setLevel", { level: "warning" }],
         ["resources/subscribe", { uri: "demo://readme" }],
         ["resources/unsubscribe", { uri: "demo://readme" }]

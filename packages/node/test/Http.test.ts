@@ -303,3 +303,41 @@ describe("plain HTTP and detection", () => {
       assert.strictEqual(text(yield* client.callTool("echo", { message: "fell back" })), "fell back")
     }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
 })
+
+describe("Streamable HTTP, 2026-07-28", () => {
+  const dual = (extra: Partial<FakeHttpServer.Options> = {}) =>
+    FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "dual" }, ...extra })
+
+  it.scopedLive("sends the modern headers and no session, and opens no GET stream", () =>
+    Effect.gen(function*() {
+      const server = yield* dual()
+      const connection = yield* streamable(server, { headers: { "Mcp-Param-Region": "forged", "x-keep": "1" } })
+      assert.strictEqual(connection.negotiated()!.era, "modern")
+      yield* connection.callTool("echo", { message: "héllo" })
+      const [call] = yield* posts(server, "tools/call")
+      assert.strictEqual(call!.headers["mcp-protocol-version"], "2026-07-28")
+      assert.strictEqual(call!.headers["mcp-method"], "tools/call")
+      assert.strictEqual(call!.headers["mcp-name"], "echo")
+      assert.isUndefined(call!.headers["mcp-session-id"])
+      assert.isUndefined(call!.headers["mcp-param-region"])
+      assert.strictEqual(call!.headers["x-keep"], "1")
+      const gets = (yield* server.requests).filter((r) => r.method === "GET")
+      assert.strictEqual(gets.length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a broken response stream is re-issued once with a new id, a second break fails", () =>
+    Effect.gen(function*() {
+      const server = yield* dual({ cutAfterNotifications: { method: "tools/call", times: 1 } })
+      const connection = yield* streamable(server)
+      const result = yield* connection.callTool("progress", { steps: 2, delayMs: 1 })
+      assert.strictEqual(text(result), "done after 2 steps")
+      const calls = yield* posts(server, "tools/call")
+      assert.strictEqual(calls.length, 2)
+      assert.notStrictEqual((calls[0]!.body as { id: unknown }).id, (calls[1]!.body as { id: unknown }).id)
+      yield* server.setFaults({ cutAfterNotifications: { method: "tools/call", times: 2 } })
+      const error = yield* Effect.flip(connection.callTool("progress", { steps: 2, delayMs: 1 }))
+      assert.strictEqual(error._tag, "ResponseStreamClosedError")
+      const resumes = (yield* server.requests).filter((r) => r.headers["last-event-id"] !== undefined)
+      assert.strictEqual(resumes.length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})

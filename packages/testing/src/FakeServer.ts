@@ -29,6 +29,9 @@ export interface ToolContext {
   readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
   /** Closes the connection as a crashing process would. */
   readonly crash: Effect.Effect<void>
+  /** 2026-07-28 multi-round-trip: the `inputResponses` and `requestState` of this retry. */
+  readonly inputResponses: Record<string, unknown> | undefined
+  readonly requestState: string | undefined
 }
 
 /**
@@ -37,7 +40,14 @@ export interface ToolContext {
  * @since 0.1.0
  * @category models
  */
-export type ToolAnswer = string | { readonly content: ReadonlyArray<unknown>; readonly [key: string]: unknown }
+export type ToolAnswer =
+  | string
+  | { readonly content: ReadonlyArray<unknown>; readonly [key: string]: unknown }
+  | {
+    readonly resultType: "input_required"
+    readonly inputRequests?: Record<string, unknown> | undefined
+    readonly requestState?: string | undefined
+  }
 
 /**
  * @since 0.1.0
@@ -116,6 +126,13 @@ export interface Definition {
   /** Items per page of every list (default: everything on one page). */
   readonly pageSize?: number | undefined
   readonly faults?: ReadonlyArray<Fault> | undefined
+  /**
+   * Which eras it speaks: `legacy` (default: `server/discover` is unknown), `modern`
+   * (2026-07-28 only: `initialize` is refused with -32022) or `dual`.
+   */
+  readonly era?: "legacy" | "modern" | "dual" | undefined
+  /** `ttlMs` of every cacheable 2026-07-28 result (default 0). */
+  readonly ttlMs?: number | undefined
 }
 
 /**
@@ -174,6 +191,20 @@ const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+const MODERN = "2026-07-28"
+const SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read"
+])
+
+const isModernRequest = (params: Record<string, unknown>) =>
+  isObject(params._meta) && params._meta["io.modelcontextprotocol/protocolVersion"] === MODERN
+
 const toResult = (answer: ToolAnswer) =>
   typeof answer === "string" ? { content: [{ type: "text", text: answer }] } : answer
 
@@ -228,7 +259,25 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       params: Record<string, unknown>
     ): Effect.Effect<unknown, { code: number; message: string; data?: unknown }> => {
       switch (method) {
+        case "server/discover": {
+          if ((definition.era ?? "legacy") === "legacy") {
+            return Effect.fail({ code: -32601, message: "Method not found" })
+          }
+          return Effect.succeed({
+            supportedVersions: definition.era === "dual" ? [MODERN, ...SUPPORTED] : [MODERN],
+            capabilities,
+            ...(definition.instructions !== undefined ? { instructions: definition.instructions } : {}),
+            _meta: { [SERVER_INFO]: definition.serverInfo ?? { name: "fake-server", version: "1.0.0" } }
+          })
+        }
         case "initialize": {
+          if (definition.era === "modern") {
+            return Effect.fail({
+              code: -32022,
+              message: "Unsupported protocol version",
+              data: { supported: [MODERN], requested: String(params.protocolVersion) }
+            })
+          }
           const requested = typeof params.protocolVersion === "string" ? params.protocolVersion : SUPPORTED[0]!
           return Effect.succeed({
             protocolVersion: SUPPORTED.includes(requested) ? requested : SUPPORTED[0],
@@ -259,7 +308,9 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
               ),
             notify: (notifyMethod, notifyParams) =>
               Effect.sync(() => wire.send({ jsonrpc: "2.0", method: notifyMethod, params: notifyParams ?? {} })),
-            crash: Effect.sync(() => wire.close("tool crashed the server"))
+            crash: Effect.sync(() => wire.close("tool crashed the server")),
+            inputResponses: isObject(params.inputResponses) ? params.inputResponses : undefined,
+            requestState: typeof params.requestState === "string" ? params.requestState : undefined
           }
           return Effect.map(found.handler(isObject(params.arguments) ? params.arguments : {}, context), toResult)
         }
@@ -315,6 +366,16 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       }
     }
 
+    // A 2026-07-28 request gets a resultType and, where cacheable, ttlMs/cacheScope.
+    const modernize = (method: string, params: Record<string, unknown>, result: unknown) => {
+      if (!isObject(result) || (!isModernRequest(params) && method !== "server/discover")) return result
+      return {
+        resultType: "complete",
+        ...(CACHEABLE.has(method) ? { ttlMs: definition.ttlMs ?? 0, cacheScope: "public" } : {}),
+        ...result
+      }
+    }
+
     const respond = (wire: Wire, id: string | number, method: string, params: Record<string, unknown>) => {
       const fault = takeFault(method)
       let program: Effect.Effect<unknown, { code: number; message: string; data?: unknown }> = answer(
@@ -349,7 +410,7 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
         }
       }
       runFork(Effect.match(program, {
-        onSuccess: (result) => wire.send({ jsonrpc: "2.0", id, result }),
+        onSuccess: (result) => wire.send({ jsonrpc: "2.0", id, result: modernize(method, params, result) }),
         onFailure: (error) => wire.send({ jsonrpc: "2.0", id, error })
       }))
     }

@@ -37,7 +37,11 @@ export const make = <R>(
     const connectionOptions: ServerConnection.Options = {
       clientInfo: options.clientInfo ?? clientInfo,
       onNotification,
-      maxPages: options.maxPages
+      maxPages: options.maxPages,
+      handlers: options.handlers,
+      protocol: options.protocol,
+      discoverTimeout: options.discoverTimeout,
+      requestMeta: options.requestMeta
     }
     const servers = yield* Effect.forEach(
       options.servers,
@@ -163,6 +167,8 @@ export const make = <R>(
         callOptions?.server !== undefined
           ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
           : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
+      resumeInputRequired: (error, inputResponses) =>
+        Effect.flatMap(server(error.server), (c) => c.resumeInputRequired(error, inputResponses)),
       setLogLevel: (level, callOptions) =>
         callOptions?.server !== undefined
           ? Effect.flatMap(server(callOptions.server), (c) => c.setLogLevel(level, callOptions))

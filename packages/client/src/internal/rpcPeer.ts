@@ -289,7 +289,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
           })
         })
         return Effect.zipRight(
-          Effect.tapError(open.send(message), () => Effect.sync(() => pending.delete(id))),
+          Effect.tapError(open.send(message, requestOptions?.hints), () => Effect.sync(() => pending.delete(id))),
           awaitResponse
         )
       })

@@ -1,4 +1,5 @@
 /** @internal */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -7,8 +8,10 @@ import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { InvalidResponseError } from "../McpError.js"
-import type { CapabilityError, ConnectError, RequestError } from "../McpError.js"
+import * as Handlers from "../Handlers.js"
+import * as HeaderParams from "../HeaderParams.js"
+import { CapabilityError, InputRequiredError, InvalidResponseError, ServerError } from "../McpError.js"
+import type { ConnectError, RequestError } from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as Protocol from "../Protocol.js"
 import * as RpcPeer from "../RpcPeer.js"
@@ -16,6 +19,8 @@ import type { ServerConfig } from "../ServerConfig.js"
 import type { Options, RequestOptions, ServerConnection } from "../ServerConnection.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
+const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
+const MAX_INPUT_ROUNDS = 10
 
 interface Session {
   readonly scope: Scope.CloseableScope
@@ -24,6 +29,15 @@ interface Session {
 }
 
 type Params = Record<string, unknown> | undefined
+type ListKey = "tools" | "prompts" | "resources" | "resourceTemplates"
+
+interface CacheEntry {
+  readonly items: ReadonlyArray<unknown>
+  /** `undefined`: kept until a list_changed notification (legacy servers give no hints). */
+  readonly expiresAt: number | undefined
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // The schemas transform nothing, so a value that passes the (allocation-free) check is its own
 // decoding, unknown fields included; only a failure pays for a full decode to explain itself.
@@ -59,6 +73,11 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
+const ttlOf = (result: unknown): number => {
+  const ttl = isObject(result) ? result.ttlMs : undefined
+  return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? ttl : 0
+}
+
 /** @internal */
 export const make = <R>(
   config: ServerConfig<R>,
@@ -71,52 +90,61 @@ export const make = <R>(
     const defaultTimeoutMs = config.readTimeout === undefined
       ? DEFAULT_TIMEOUT_MS
       : Duration.toMillis(Duration.decode(config.readTimeout))
+    const discoverTimeoutMs = Duration.toMillis(
+      Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? DEFAULT_DISCOVER_TIMEOUT_MS)
+    )
+    const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
     const maxPages = options.maxPages ?? 100
-    const protocol = Protocol.legacy
-    const identity: Protocol.ClientIdentity = { clientInfo: options.clientInfo, capabilities: {} }
+    const handlers = options.handlers
+    const identity: Protocol.ClientIdentity = {
+      clientInfo: options.clientInfo,
+      capabilities: Handlers.capabilities(handlers)
+    }
+    const hostMeta: Effect.Effect<Record<string, unknown>> = options.requestMeta === undefined
+      ? Effect.succeed({})
+      : Effect.isEffect(options.requestMeta)
+      ? options.requestMeta
+      : Effect.succeed(options.requestMeta)
+    let logLevel: McpSchema.LoggingLevel | undefined
 
-    const caches: {
-      tools?: ReadonlyArray<McpSchema.Tool> | undefined
-      prompts?: ReadonlyArray<McpSchema.Prompt> | undefined
-      resources?: ReadonlyArray<McpSchema.Resource> | undefined
-      resourceTemplates?: ReadonlyArray<McpSchema.ResourceTemplate> | undefined
-    } = {}
+    const caches = new Map<ListKey, CacheEntry>()
 
     // The one notification router of this server: the client's own bookkeeping (caches) runs
     // before the host's listeners, so a listener that re-lists always re-fetches.
     const onNotification = (method: string, params: Params) => {
       switch (method) {
         case "notifications/tools/list_changed":
-          caches.tools = undefined
+          caches.delete("tools")
           break
         case "notifications/prompts/list_changed":
-          caches.prompts = undefined
+          caches.delete("prompts")
           break
         case "notifications/resources/list_changed":
-          caches.resources = undefined
-          caches.resourceTemplates = undefined
+          caches.delete("resources")
+          caches.delete("resourceTemplates")
           break
       }
       options.onNotification(server, method, params)
     }
 
-    const onRequest: RpcPeer.RequestHandler = (method) => {
-      switch (method) {
-        case "ping":
-          return Effect.succeed({})
-        default:
-          return undefined
-      }
+    const onRequest: RpcPeer.RequestHandler = (method, params) => {
+      if (method === "ping") return Effect.succeed({})
+      const served = Handlers.serve(handlers, method, params ?? {})
+      if (served === undefined) return undefined
+      return Effect.catchAll(served, (error) =>
+        Effect.zipRight(
+          Effect.logWarning(`${server}: the ${method} handler failed: ${String(error)}`),
+          Effect.fail(new ServerError({ server, method, code: -32603, message: "Internal error" }))
+        ))
     }
 
     let live: Session | undefined
     const lock = yield* Effect.makeSemaphore(1)
-
     const candidates = [{ kind: config.kind, transport: config.transport }, ...(config.fallbacks ?? [])]
     // Once a candidate worked (auto-detection), reopening uses it alone.
     let chosen: number | undefined
     let kind = config.kind
-
+    // The era is remembered for the life of the connection; a reopen after a failure probes again.
     const openWith = (candidate: number) =>
       Effect.gen(function*() {
         const scope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
@@ -128,9 +156,13 @@ export const make = <R>(
             onNotification,
             onRequest
           })
-          const negotiated = yield* protocol.open(server, peer, identity, defaultTimeoutMs)
+          const negotiated = yield* Protocol.detect(server, peer, identity, {
+            mode: candidates[candidate]!.kind === "sse" ? "legacy" : mode,
+            discoverTimeoutMs,
+            timeoutMs: defaultTimeoutMs
+          })
           if (config.keepAlive !== undefined) {
-            yield* peer.request("ping", undefined).pipe(
+            yield* pingWith(peer, negotiated).pipe(
               Effect.catchAll((error) => Effect.logDebug(`${server}: keep-alive ping failed: ${error.message}`)),
               Effect.repeat(Schedule.spaced(config.keepAlive)),
               Effect.forkScoped
@@ -148,11 +180,7 @@ export const make = <R>(
       if (live !== undefined) {
         yield* Scope.close(live.scope, Exit.void)
         live = undefined
-        caches.tools =
-          caches.prompts =
-          caches.resources =
-          caches.resourceTemplates =
-            undefined
+        caches.clear()
       }
       const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)
       let opened: Session | undefined
@@ -160,8 +188,7 @@ export const make = <R>(
         const candidate = order[i]!
         const last = i === order.length - 1
         const attempt = openWith(candidate)
-        // A server that answered the handshake with a revision we cannot speak is not a
-        // transport mismatch: no fallback for it.
+        // A server that answered with a revision we cannot speak is not a transport mismatch.
         opened = last ? yield* attempt : yield* attempt.pipe(
           Effect.catchIf(
             (error) => error._tag !== "UnsupportedProtocolVersionError",
@@ -193,27 +220,59 @@ export const make = <R>(
         )
     )
 
-    const request = (
-      method: string,
-      params: Params,
-      requestOptions?: RequestOptions
-    ): Effect.Effect<unknown, ConnectError> => {
-      const peerOptions = requestOptions === undefined ? undefined : {
+    const peerOptions = (requestOptions: RequestOptions | undefined): RpcPeer.RequestOptions | undefined =>
+      requestOptions === undefined ? undefined : {
         timeoutMs: timeoutOf(requestOptions),
         onProgress: requestOptions.onProgress
       }
-      // Fast path: an open session is used without going through the reopen lock.
+
+    const isHttp = () => kind === "streamable_http" || kind === "http"
+
+    /**
+     * One request on the current session. On 2026-07-28 it carries the per-request `_meta`
+     * and headers, the era's errors are typed, and a broken response stream is re-issued once
+     * with a new id (closing the stream was the cancellation, so this is safe even for a tool).
+     */
+    const send = (
+      method: string,
+      params: Params,
+      requestOptions?: RequestOptions,
+      extraHeaders?: Record<string, string>
+    ): Effect.Effect<unknown, ConnectError> => {
+      const options = peerOptions(requestOptions)
       const attempt = Effect.suspend(() =>
-        live !== undefined && live.peer.isOpen()
-          ? live.peer.request(method, params, peerOptions)
-          : Effect.flatMap(session, (s) => s.peer.request(method, params, peerOptions))
+        live !== undefined && live.peer.isOpen() ? onSession(live) : Effect.flatMap(session, onSession)
       )
-      // An expired HTTP session: the request is re-sent once on a new session, unless it is a
-      // tool call, which may have had effects — that fails so the caller decides.
-      return method === "tools/call"
-        ? attempt
-        : Effect.catchTag(attempt, "SessionExpiredError", () => attempt)
+      const onSession = (s: Session): Effect.Effect<unknown, ConnectError> => {
+        if (s.negotiated.era === "legacy") return s.peer.request(method, params, options)
+        return Effect.flatMap(hostMeta, (host) => {
+          const meta = {
+            ...host,
+            ...(isObject(params?._meta) ? params._meta : {}),
+            ...Protocol.requestMeta(identity, s.negotiated.protocolVersion, logLevel)
+          }
+          const headers = { ...Protocol.modernHeaders(method, s.negotiated.protocolVersion), ...extraHeaders }
+          const once = s.peer.request(method, { ...params, _meta: meta }, {
+            ...options,
+            hints: { modern: true, headers }
+          })
+          return once.pipe(
+            Effect.catchTag("ResponseStreamClosedError", () => once),
+            Effect.mapError(Protocol.modernError)
+          )
+        })
+      }
+      // An expired HTTP session: re-sent once on a new session, unless it is a tool call,
+      // which may have had effects — that fails so the caller decides.
+      return method === "tools/call" ? attempt : Effect.catchTag(attempt, "SessionExpiredError", () => attempt)
     }
+
+    const pingWith = (peer: RpcPeer.RpcPeer, negotiated: Protocol.Negotiated) =>
+      negotiated.era === "legacy"
+        ? peer.request("ping", undefined)
+        : peer.request("server/discover", {
+          _meta: Protocol.requestMeta(identity, negotiated.protocolVersion)
+        }, { hints: { modern: true, headers: Protocol.modernHeaders("server/discover", negotiated.protocolVersion) } })
 
     const gated = (
       method: string,
@@ -221,14 +280,121 @@ export const make = <R>(
       requestOptions?: RequestOptions
     ): Effect.Effect<unknown, ConnectError | CapabilityError> =>
       Effect.flatMap(session, (s): Effect.Effect<unknown, ConnectError | CapabilityError> => {
-        const refused = protocol.gate(server, s.negotiated, method)
-        return refused !== undefined ? Effect.fail(refused) : s.peer.request(method, params, {
-          timeoutMs: timeoutOf(requestOptions),
-          onProgress: requestOptions?.onProgress
-        })
+        const refused = Protocol.legacy.gate(server, s.negotiated, method)
+        return refused !== undefined ? Effect.fail(refused) : send(method, params, requestOptions)
       })
 
-    const listAll = <K extends "tools" | "prompts" | "resources" | "resourceTemplates", A>(
+    const complete = (method: string, result: unknown): Effect.Effect<unknown, RequestError> =>
+      Protocol.resultTypeOf(result) === "complete"
+        ? Effect.succeed(result)
+        : Effect.fail(Protocol.invalidResult(server, method, result))
+
+    // Multi-round-trip requests (DIGEST §5): each round answers every input request with the
+    // host's handlers and retries with a new id, `inputResponses` and the echoed state.
+    const withInput = (
+      method: string,
+      params: Record<string, unknown>,
+      requestOptions: RequestOptions | undefined,
+      headers: Record<string, string> | undefined,
+      start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined }
+    ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
+      const round = (
+        n: number,
+        inputResponses: Record<string, unknown> | undefined,
+        requestState: string | undefined
+      ): Effect.Effect<unknown, ConnectError | InputRequiredError> =>
+        Effect.flatMap(
+          send(
+            method,
+            {
+              ...params,
+              ...(inputResponses === undefined ? {} : { inputResponses }),
+              ...(requestState === undefined ? {} : { requestState })
+            },
+            requestOptions,
+            headers
+          ),
+          (result): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
+            const type = Protocol.resultTypeOf(result)
+            if (type === "complete") return Effect.succeed(result)
+            if (type === "invalid") return Effect.fail(Protocol.invalidResult(server, method, result))
+            const r = result as Record<string, unknown>
+            const state = typeof r.requestState === "string" ? r.requestState : undefined
+            const requests = r.inputRequests
+            const fail = (reason: string, resumable: boolean) =>
+              Effect.fail(
+                new InputRequiredError({
+                  server,
+                  method,
+                  params,
+                  inputRequests: requests,
+                  requestState: state,
+                  resumable,
+                  reason
+                })
+              )
+            if (n > MAX_INPUT_ROUNDS) return fail(`more than ${MAX_INPUT_ROUNDS} rounds`, true)
+            if (requests === undefined) {
+              if (state === undefined) {
+                return fail("an input_required result with neither inputRequests nor requestState", false)
+              }
+              // Load shedding: only state came back; retry after a pause that grows per round.
+              return Effect.zipRight(
+                Effect.sleep(Duration.millis(Math.min(50 * 2 ** (n - 1), 2_000))),
+                round(n + 1, undefined, state)
+              )
+            }
+            if (!isObject(requests)) {
+              return fail("malformed inputRequests", false)
+            }
+            const entries = Object.entries(requests)
+            for (const [, request] of entries) {
+              if (
+                !isObject(request) || typeof request.method !== "string" ||
+                (request.params !== undefined && !isObject(request.params))
+              ) {
+                return fail("malformed inputRequests", false)
+              }
+            }
+            return Effect.flatMap(
+              Effect.forEach(entries, ([key, request]) => {
+                const r = request as { method: string; params?: Record<string, unknown> }
+                const served = Handlers.serve(handlers, r.method, r.params ?? {})
+                if (served === undefined) return fail(`no handler for ${r.method}`, true)
+                return Effect.map(
+                  Effect.catchAll(served, (error) =>
+                    Effect.zipRight(
+                      Effect.logWarning(`${server}: the ${r.method} handler failed: ${String(error)}`),
+                      fail(`the ${r.method} handler failed`, true)
+                    )),
+                  (answer) => [key, answer] as const
+                )
+              }),
+              (answers) => round(n + 1, Object.fromEntries(answers), state)
+            )
+          }
+        )
+      return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
+    }
+
+    // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
+    // on 2026-07-28: they are left out of the list, with a warning.
+    const usable = (tools: ReadonlyArray<McpSchema.Tool>, s: Session) => {
+      if (s.negotiated.era !== "modern" || !isHttp()) return Effect.succeed(tools)
+      const kept: Array<McpSchema.Tool> = []
+      const dropped: Array<string> = []
+      for (const tool of tools) {
+        const validation = HeaderParams.validate(tool.inputSchema)
+        if (validation.valid) kept.push(tool)
+        else dropped.push(`${tool.name.slice(0, 64)} (${validation.reason})`)
+      }
+      return dropped.length === 0 ? Effect.succeed(kept) : Effect.as(
+        Effect.logWarning(`${server}: left out tools with invalid x-mcp-header annotations: ${dropped.join(", ")}`),
+        kept
+      )
+    }
+
+    const listAll = <K extends ListKey, A>(
       method: string,
       key: K,
       decode: (server: string, method: string, value: unknown) => Effect.Effect<
@@ -237,22 +403,26 @@ export const make = <R>(
       >,
       requestOptions: RequestOptions | undefined
     ): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
-      Effect.suspend(() => {
-        const cached = caches[key] as ReadonlyArray<A> | undefined
-        if (cached !== undefined) return Effect.succeed(cached)
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const cached = caches.get(key)
+        if (cached !== undefined && (cached.expiresAt === undefined || now < cached.expiresAt)) {
+          return Effect.succeed(cached.items as ReadonlyArray<A>)
+        }
         const items: Array<A> = []
         const seen = new Set<string>()
-        const loop = (cursor: string | undefined, pages: number): Effect.Effect<ReadonlyArray<A>, RequestError> =>
-          Effect.flatMap(
-            request(method, cursor === undefined ? undefined : { cursor }, requestOptions) as Effect.Effect<
-              unknown,
-              RequestError
-            >,
-            (raw) =>
+        let ttl = Infinity
+        let modern = false
+        const loop = (cursor: string | undefined, pages: number): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
+          Effect.flatMap(send(method, cursor === undefined ? undefined : { cursor }, requestOptions), (raw) =>
+            Effect.flatMap(complete(method, raw), () =>
               Effect.flatMap(decode(server, method, raw), (page) => {
+                modern = modern || (isObject(raw) && "ttlMs" in raw) || live?.negotiated.era === "modern"
+                ttl = Math.min(ttl, ttlOf(raw))
                 for (const item of page[key]) items.push(item)
                 const next = page.nextCursor
-                if (next === undefined) return Effect.succeed(items)
+                if (next === undefined) {
+                  return Effect.succeed(items)
+                }
                 if (seen.has(next)) {
                   return Effect.as(
                     Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
@@ -267,12 +437,74 @@ export const make = <R>(
                 }
                 seen.add(next)
                 return loop(next, pages + 1)
-              })
-          )
-        return Effect.tap(loop(undefined, 1), (all) =>
+              })))
+        return Effect.flatMap(loop(undefined, 1), (all) =>
           Effect.sync(() => {
-            ;(caches as Record<K, ReadonlyArray<A> | undefined>)[key] = all
+            // Legacy: kept until list_changed. 2026-07-28: fresh for the smallest ttlMs of its pages.
+            if (!modern) {
+              caches.set(key, { items: all, expiresAt: undefined })
+            } else if (ttl > 0 && ttl !== Infinity) {
+              caches.set(key, { items: all, expiresAt: now + ttl })
+            } else caches.delete(key)
+            return all
           }))
+      })
+
+    const listTools = (requestOptions?: RequestOptions): Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError> =>
+      Effect.flatMap(
+        listAll("tools/list", "tools", decodeTools, requestOptions),
+        (tools) =>
+          Effect.flatMap(session, (s) => usable(tools, s))
+      )
+
+    /** The `Mcp-Param-*` headers of a call on 2026-07-28 HTTP, from the tool's definition. */
+    const paramHeaders = (name: string, args: Record<string, unknown> | undefined) =>
+      Effect.flatMap(session, (s): Effect.Effect<Record<string, string>, ConnectError> => {
+        if (s.negotiated.era !== "modern" || !isHttp()) return Effect.succeed({})
+        return Effect.flatMap(listTools(), (tools) => {
+          const tool = tools.find((t) => t.name === name)
+          if (tool === undefined) return Effect.succeed({})
+          const validation = HeaderParams.validate(tool.inputSchema)
+          if (!validation.valid) return Effect.succeed({})
+          const rendered = HeaderParams.render(validation.params, args ?? {})
+          if ("error" in rendered) {
+            return Effect.fail(
+              new InvalidResponseError({
+                server,
+                method: "tools/call",
+                message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
+              })
+            )
+          }
+          return Effect.succeed(rendered as Record<string, string>)
+        })
+      })
+
+    const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) => {
+      const call = Effect.flatMap(paramHeaders(name, args), (headers) =>
+        withInput("tools/call", callToolParams(name, args), requestOptions, {
+          "mcp-name": HeaderParams.encodeValue(name),
+          ...headers
+        }))
+      // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
+      return call.pipe(
+        Effect.catchTag("HeaderMismatchError", () =>
+          Effect.zipRight(
+            Effect.sync(() =>
+              caches.delete("tools")
+            ),
+            call
+          )),
+        Effect.flatMap((raw) =>
+          decodeCallTool(server, "tools/call", raw)
+        )
+      )
+    }
+
+    const resumeInputRequired: ServerConnection["resumeInputRequired"] = (error, inputResponses) =>
+      withInput(error.method, isObject(error.params) ? error.params : {}, undefined, undefined, {
+        inputResponses,
+        requestState: error.requestState
       })
 
     const connection: ServerConnection = {
@@ -282,37 +514,53 @@ export const make = <R>(
       },
       negotiated: () => live?.negotiated,
       connect: Effect.map(session, (s) => s.negotiated),
-      ping: (requestOptions) => Effect.asVoid(request("ping", undefined, requestOptions)),
-      listTools: (requestOptions) => listAll("tools/list", "tools", decodeTools, requestOptions),
+      ping: (requestOptions) =>
+        Effect.asVoid(Effect.flatMap(session, (s) =>
+          s.negotiated.era === "legacy"
+            ? send("ping", undefined, requestOptions)
+            : send("server/discover", undefined, requestOptions))),
+      listTools,
       listPrompts: (requestOptions) => listAll("prompts/list", "prompts", decodePrompts, requestOptions),
       listResources: (requestOptions) => listAll("resources/list", "resources", decodeResources, requestOptions),
       listResourceTemplates: (requestOptions) =>
         listAll("resources/templates/list", "resourceTemplates", decodeTemplates, requestOptions),
-      callTool: (name, args, requestOptions) =>
-        Effect.flatMap(
-          request("tools/call", callToolParams(name, args), requestOptions),
-          (raw) => decodeCallTool(server, "tools/call", raw)
-        ),
+      callTool,
       getPrompt: (name, args, requestOptions) =>
         Effect.flatMap(
-          request("prompts/get", args === undefined ? { name } : { name, arguments: args }, requestOptions),
+          withInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, requestOptions, {
+            "mcp-name": HeaderParams.encodeValue(name)
+          }),
           (raw) => decodeGetPrompt(server, "prompts/get", raw)
         ),
       readResource: (uri, requestOptions) =>
         Effect.flatMap(
-          request("resources/read", { uri }, requestOptions),
+          withInput("resources/read", { uri }, requestOptions, { "mcp-name": HeaderParams.encodeValue(uri) }),
           (raw) => decodeReadResource(server, "resources/read", raw)
         ),
-      setLogLevel: (level, requestOptions) => Effect.asVoid(gated("logging/setLevel", { level }, requestOptions)),
-      subscribeResource: (uri, requestOptions) => Effect.asVoid(gated("resources/subscribe", { uri }, requestOptions)),
-      unsubscribeResource: (uri, requestOptions) =>
-        Effect.asVoid(gated("resources/unsubscribe", { uri }, requestOptions)),
+      resumeInputRequired,
+      setLogLevel: (level, requestOptions) =>
+        Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
+          if (s.negotiated.capabilities.logging === undefined) {
+            return Effect.fail(new CapabilityError({ server, capability: "logging", method: "logging/setLevel" }))
+          }
+          // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta.
+          if (s.negotiated.era === "modern") return Effect.sync(() => (logLevel = level))
+          return Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
+        }),
+      subscribeResource: (uri, requestOptions) => legacyOnly("resources/subscribe", { uri }, requestOptions),
+      unsubscribeResource: (uri, requestOptions) => legacyOnly("resources/unsubscribe", { uri }, requestOptions),
       complete: (completeRequest, requestOptions) =>
         Effect.flatMap(
           gated("completion/complete", { ...completeRequest }, requestOptions),
           (raw) => decodeComplete(server, "completion/complete", raw)
         )
     }
+
+    const legacyOnly = (method: string, params: Params, requestOptions: RequestOptions | undefined) =>
+      Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> =>
+        s.negotiated.era === "modern"
+          ? Effect.fail(new CapabilityError({ server, capability: "resources.subscribe (legacy)", method }))
+          : Effect.asVoid(gated(method, params, requestOptions)))
 
     yield* connection.connect
     return connection

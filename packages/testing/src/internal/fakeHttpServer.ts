@@ -17,7 +17,7 @@ const MiB = 1024 * KiB
 const GiB = 1024 * MiB
 const MAX_BODY = 16 * MiB
 const MAX_POST_STREAMS = 64
-const PROTOCOL_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+const PROTOCOL_VERSIONS = new Set(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
 const EVIL_ENDPOINT = "http://evil.example/message"
 
 type JsonRpcId = string | number
@@ -359,6 +359,8 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     const recorded: Array<Api.RecordedRequest> = []
     const sessions = new Map<string, Session>()
     let globalSession: Session | undefined
+    // 2026-07-28 requests carry no session: they share one stateless connection to the fake.
+    let modernSession: Session | undefined
     const legacySessions = new Map<string, LegacySession>()
     const getSinks = new Set<Sink>()
     let foreignUrl = ""
@@ -551,6 +553,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     /** The request's session, or undefined after answering 400/404. */
     const findSession = (req: Http.IncomingMessage, res: Http.ServerResponse): Session | undefined => {
       if (!useSessions) return globalSession ?? createSession()
+      if (header(req, "mcp-protocol-version") === "2026-07-28") {
+        if (modernSession === undefined) {
+          modernSession = createSession()
+          if (modernSession.id !== undefined) sessions.delete(modernSession.id)
+        }
+        return modernSession
+      }
       const id = header(req, "mcp-session-id")
       if (id === undefined) {
         jsonError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
