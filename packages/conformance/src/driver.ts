@@ -64,8 +64,12 @@ const connectOptions = (): ConnectOptions => {
 }
 
 /** Connects, runs `use`, and closes the client whether `use` worked or not. */
-const withClient = async (run: Run, use: (client: Client) => Promise<void>): Promise<void> => {
-  const client = await connect(run.url, connectOptions())
+const withClient = async (
+  run: Run,
+  use: (client: Client) => Promise<void>,
+  extra?: Partial<ConnectOptions>
+): Promise<void> => {
+  const client = await connect(run.url, { ...connectOptions(), ...extra })
   for (const server of client.servers) {
     log(`connected to ${server.name}: era ${server.era ?? "?"}, protocol ${server.protocolVersion ?? "?"}`)
   }
@@ -148,6 +152,62 @@ const sseRetry: Scenario = (run) =>
     })
   })
 
+/**
+ * Scenarios whose context lists `toolCalls` (`http-custom-headers`, `http-invalid-tool-headers`):
+ * each listed tool the client offers is called; a tool the client left out (an invalid
+ * `x-mcp-header` annotation) is not.
+ */
+const contextToolCalls: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await listTools(client)
+    // Without a list in the context, every offered tool is called with placeholder arguments.
+    const offered = await client.listTools()
+    const calls = Array.isArray(run.context?.toolCalls)
+      ? run.context.toolCalls
+      : offered.map((tool) => ({ name: tool.name, arguments: placeholderArguments(tool.inputSchema) }))
+    for (const call of calls) {
+      if (!isRecord(call) || typeof call.name !== "string") continue
+      if (!tools.has(call.name)) {
+        log(`not calling ${call.name}: the client does not offer it`)
+        continue
+      }
+      const args = isRecord(call.arguments) ? call.arguments : {}
+      try {
+        const result = await client.callTool(call.name, args)
+        log(`tools/call ${call.name}: ${result.isError === true ? "isError" : "ok"}`)
+      } catch (error) {
+        log(`tools/call ${call.name} failed: ${describe(error)}`)
+      }
+    }
+  })
+
+/** Arguments that satisfy a flat object schema: its required properties, typed placeholders. */
+const placeholderArguments = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const placeholder = (property: unknown): unknown => {
+    const type = isRecord(property) ? property.type : undefined
+    return type === "integer" || type === "number" ? 1 : type === "boolean" ? true : "test"
+  }
+  return Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, placeholder(property)]))
+}
+
+/**
+ * `sep-2322-client-request-state`: multi-round-trip tools answered with an elicitation; the
+ * unrelated tool runs in parallel with one of them and must carry none of its state.
+ */
+const requestState: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await listTools(client)
+    const call = async (name: string) => {
+      if (!tools.has(name)) return log(`the server does not list ${name}`)
+      const result = await client.callTool(name, {})
+      log(`tools/call ${name}: ${JSON.stringify(result.content).slice(0, 200)}`)
+    }
+    await Promise.all([call("test_mrtr_echo_state"), call("test_mrtr_unrelated")])
+    await call("test_mrtr_no_state")
+    await call("test_mrtr_no_result_type")
+  }, { elicitationHandler: () => ({ action: "accept", content: { confirmed: true } }) })
+
 /** Any other scenario, until it gets its own entry: connect, list tools, close. */
 const connectAndList: Scenario = (run) =>
   withClient(run, async (client) => {
@@ -163,7 +223,10 @@ const connectAndList: Scenario = (run) =>
 export const scenarios: Readonly<Record<string, Scenario>> = {
   initialize,
   tools_call: toolsCall,
-  "sse-retry": sseRetry
+  "sse-retry": sseRetry,
+  "http-custom-headers": contextToolCalls,
+  "http-invalid-tool-headers": contextToolCalls,
+  "sep-2322-client-request-state": requestState
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

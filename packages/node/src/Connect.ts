@@ -6,10 +6,12 @@
  * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as Handlers from "@mcp-effect/client/Handlers"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError } from "@mcp-effect/client/McpError"
+import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
-import type { Negotiated } from "@mcp-effect/client/Protocol"
+import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
 import * as Target from "@mcp-effect/client/Target"
 import * as Cause from "effect/Cause"
@@ -37,6 +39,23 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly name?: string | undefined
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
+  /** `auto` (default) probes with `server/discover`, falling back to `initialize`. */
+  readonly protocol?: ProtocolMode | undefined
+  /** Bound on the `server/discover` probe (default 5 seconds). */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
+  /** Host `_meta` merged into every 2026-07-28 request (a value or a function called per request). */
+  readonly requestMeta?: Record<string, unknown> | (() => Record<string, unknown>) | undefined
+  /**
+   * Answers `elicitation/create`: return `{ action, content? }`, the content alone for a form
+   * (sent as accept), or `true` to accept a URL.
+   */
+  readonly elicitationHandler?: ((params: Record<string, unknown>) => unknown) | undefined
+  /** Which elicitation modes the handler supports (default: form only). */
+  readonly elicitationModes?: ReadonlyArray<"form" | "url"> | undefined
+  /** Answers `sampling/createMessage` with a `CreateMessageResult`. */
+  readonly samplingHandler?: ((params: Record<string, unknown>) => unknown) | undefined
+  /** The roots to offer servers. */
+  readonly roots?: ReadonlyArray<Handlers.Root> | undefined
   /** A notification listener registered before connecting (sees the very first notifications). */
   readonly onNotification?: NotificationListener | undefined
   /** Least severe level logged (default `Warning`). */
@@ -92,6 +111,8 @@ export interface Client {
     options?: McpClient.CallOptions
   ) => Promise<McpSchema.CompleteResult>
   readonly ping: (options?: McpClient.CallOptions) => Promise<void>
+  /** Continues an `input_required` request the client stopped (`InputRequiredError`). */
+  readonly resumeInputRequired: (error: InputRequiredError, inputResponses: Record<string, unknown>) => Promise<unknown>
   /** Adds a notification listener; returns a function that removes it. */
   readonly onNotification: (listener: NotificationListener) => () => void
   /** Closes every connection (and stops server processes). */
@@ -159,7 +180,15 @@ export const connect = async (
 ): Promise<Client> => {
   const servers = await run(configsFor(targets, options))
   const runtime = ManagedRuntime.make(
-    McpClient.layer({ servers, clientInfo: options.clientInfo, onNotification: options.onNotification }).pipe(
+    McpClient.layer({
+      servers,
+      clientInfo: options.clientInfo,
+      onNotification: options.onNotification,
+      protocol: options.protocol,
+      discoverTimeout: options.discoverTimeout,
+      requestMeta: requestMetaOf(options.requestMeta),
+      handlers: handlersOf(options)
+    }).pipe(
       Layer.provide(Layer.merge(NodeChildProcess.layer, NodeHttpClient.layerUndici)),
       Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
     )
@@ -190,6 +219,7 @@ export const connect = async (
     readResource: (uri, o) => runOn(service.readResource(uri, o)),
     complete: (request, o) => runOn(service.complete(request, o)),
     ping: (o) => runOn(service.ping(o)),
+    resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
     onNotification: (listener) => {
       let active = true
       const guarded: NotificationListener = (server, method, params) => {
@@ -206,6 +236,22 @@ export const connect = async (
     }
   }
 }
+
+/** A host function, sync or async, as an effect whose failure is the thrown value. */
+const lift = (f: (params: Record<string, unknown>) => unknown) => (params: Record<string, unknown>) =>
+  Effect.tryPromise({ try: async () => f(params), catch: (error) => error })
+
+const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
+  options.elicitationHandler === undefined && options.samplingHandler === undefined && options.roots === undefined
+    ? undefined
+    : {
+      elicitation: options.elicitationHandler === undefined ? undefined : lift(options.elicitationHandler),
+      elicitationModes: options.elicitationModes,
+      sampling: options.samplingHandler === undefined ? undefined : lift(options.samplingHandler),
+      roots: options.roots
+    }
+
+const requestMetaOf = (meta: ConnectOptions["requestMeta"]) => typeof meta === "function" ? Effect.sync(meta) : meta
 
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromiseExit(effect).then(unwrap)
 
