@@ -108,6 +108,9 @@ export const make = <R>(
     let logLevel: McpSchema.LoggingLevel | undefined
 
     const caches = new Map<ListKey, CacheEntry>()
+    // 2026-07-28 reads with a positive ttlMs, by URI; bounded, oldest dropped first.
+    const reads = new Map<string, { readonly result: McpSchema.ReadResourceResult; readonly expiresAt: number }>()
+    const MAX_READS = 256
 
     // The one notification router of this server: the client's own bookkeeping (caches) runs
     // before the host's listeners, so a listener that re-lists always re-fetches.
@@ -122,6 +125,9 @@ export const make = <R>(
         case "notifications/resources/list_changed":
           caches.delete("resources")
           caches.delete("resourceTemplates")
+          break
+        case "notifications/resources/updated":
+          if (typeof params?.uri === "string") reads.delete(params.uri)
           break
       }
       options.onNotification(server, method, params)
@@ -181,6 +187,7 @@ export const make = <R>(
         yield* Scope.close(live.scope, Exit.void)
         live = undefined
         caches.clear()
+        reads.clear()
       }
       const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)
       let opened: Session | undefined
@@ -296,7 +303,8 @@ export const make = <R>(
       params: Record<string, unknown>,
       requestOptions: RequestOptions | undefined,
       headers: Record<string, string> | undefined,
-      start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined }
+      start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined },
+      onComplete?: (retried: boolean) => void
     ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
       const round = (
         n: number,
@@ -316,7 +324,10 @@ export const make = <R>(
           ),
           (result): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
             const type = Protocol.resultTypeOf(result)
-            if (type === "complete") return Effect.succeed(result)
+            if (type === "complete") {
+              onComplete?.(inputResponses !== undefined || requestState !== undefined)
+              return Effect.succeed(result)
+            }
             if (type === "invalid") return Effect.fail(Protocol.invalidResult(server, method, result))
             const r = result as Record<string, unknown>
             const state = typeof r.requestState === "string" ? r.requestState : undefined
@@ -533,10 +544,30 @@ export const make = <R>(
           (raw) => decodeGetPrompt(server, "prompts/get", raw)
         ),
       readResource: (uri, requestOptions) =>
-        Effect.flatMap(
-          withInput("resources/read", { uri }, requestOptions, { "mcp-name": HeaderParams.encodeValue(uri) }),
-          (raw) => decodeReadResource(server, "resources/read", raw)
-        ),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const cached = reads.get(uri)
+          if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.result)
+          let retried = false
+          return withInput(
+            "resources/read",
+            { uri },
+            requestOptions,
+            { "mcp-name": HeaderParams.encodeValue(uri) },
+            undefined,
+            (wasRetried) => (retried = wasRetried)
+          ).pipe(
+            Effect.flatMap((raw) =>
+              Effect.tap(decodeReadResource(server, "resources/read", raw), (result) =>
+                Effect.sync(() => {
+                  // Results of retries carrying inputResponses/requestState are never cached.
+                  const ttl = ttlOf(raw)
+                  if (ttl <= 0 || retried) return reads.delete(uri)
+                  if (reads.size >= MAX_READS) reads.delete(reads.keys().next().value!)
+                  reads.set(uri, { result, expiresAt: now + ttl })
+                }))
+            )
+          )
+        }),
       resumeInputRequired,
       setLogLevel: (level, requestOptions) =>
         Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
