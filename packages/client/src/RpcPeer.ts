@@ -85,6 +85,9 @@ export interface RpcPeer {
   /** Resolves when the connection dies, with the reason. */
   readonly closed: Effect.Effect<ConnectionError>
   readonly description: string
+  /** The transport's authorization context (see `Transport.authorization`). */
+  readonly authorization: Effect.Effect<string | undefined>
+  readonly reusableCache: boolean
 }
 
 /**

@@ -30,6 +30,17 @@ export interface RequestOptions {
 }
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CacheInfo {
+  readonly ttlMs: number | undefined
+  readonly cacheScope: "public" | "private"
+  readonly receivedAt: number
+  readonly fresh: boolean
+}
+
+/**
  * A host listener for server notifications, called after the client's own bookkeeping.
  *
  * @since 0.1.0
@@ -79,6 +90,14 @@ export interface ServerConnection {
     args?: Record<string, unknown>,
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError>
+  /**
+   * What the cache holds for a list or a read: its `ttlMs` (absent: kept until a change
+   * notification), `cacheScope`, when it arrived and whether it is still fresh.
+   */
+  readonly cacheInfo: (
+    kind: "tools" | "prompts" | "resources" | "resourceTemplates" | "read",
+    uri?: string
+  ) => Effect.Effect<CacheInfo | undefined>
   /** Continues an `input_required` request the client stopped, with the host's answers. */
   readonly resumeInputRequired: (
     error: InputRequiredError,

@@ -50,7 +50,11 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
     const opened = yield* Http.execute(
       s,
       HttpClientRequest.get(options.url).pipe(
-        HttpClientRequest.setHeaders({ ...s.headers, accept: "text/event-stream", "accept-encoding": "gzip, deflate" })
+        HttpClientRequest.setHeaders({
+          ...s.headers(),
+          accept: "text/event-stream",
+          "accept-encoding": "gzip, deflate"
+        })
       )
     )
     if (opened.status !== 200 || !(opened.headers["content-type"] ?? "").startsWith("text/event-stream")) {
@@ -130,7 +134,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
           Http.execute(
             s,
             HttpClientRequest.post(postUrl).pipe(
-              HttpClientRequest.setHeaders(s.headers),
+              HttpClientRequest.setHeaders(s.headers()),
               HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
             )
           ),

@@ -92,14 +92,13 @@ export const transport = (
     const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
     // Configured headers in the Mcp-Param-* namespace would impersonate tool arguments on a
     // 2026-07-28 request, where the client owns that namespace: they go to legacy requests only.
-    const modernConfigured = Object.fromEntries(
-      Object.entries(s.headers).filter(([name]) => !/^mcp-param-/i.test(name))
-    )
+    const withoutParams = (configured: Record<string, string>) =>
+      Object.fromEntries(Object.entries(configured).filter(([name]) => !/^mcp-param-/i.test(name)))
     const headers = (extra?: Record<string, string>, hints?: SendHints) => {
       if (hints?.modern === true) {
-        return { ...modernConfigured, "accept-encoding": "gzip, deflate", ...extra, ...hints.headers }
+        return { ...withoutParams(s.headers()), "accept-encoding": "gzip, deflate", ...extra, ...hints.headers }
       }
-      const all: Record<string, string> = { ...s.headers, "accept-encoding": "gzip, deflate", ...extra }
+      const all: Record<string, string> = { ...s.headers(), "accept-encoding": "gzip, deflate", ...extra }
       if (sessionId !== undefined) all["mcp-session-id"] = sessionId
       if (protocolVersion !== undefined) all["mcp-protocol-version"] = protocolVersion
       return hints?.headers === undefined ? all : { ...all, ...hints.headers }
@@ -320,13 +319,21 @@ export const transport = (
         s,
         method,
         Effect.flatMap(
-          Http.execute(
-            s,
-            HttpClientRequest.post(options.url).pipe(
-              HttpClientRequest.setHeaders(headers({ accept }, hints)),
-              HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+          Effect.suspend(() => {
+            const sent = headers({ accept }, hints)
+            const request = Http.execute(
+              s,
+              HttpClientRequest.post(options.url).pipe(
+                HttpClientRequest.setHeaders(sent),
+                HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+              )
             )
-          ),
+            const onAuthorization = hints?.onAuthorization
+            return onAuthorization === undefined ? request : Effect.zipRight(
+              Effect.map(Http.authorizationKey(sent), onAuthorization),
+              request
+            )
+          }),
           (response) =>
             response.status >= 500
               ? Effect.zipRight(discard(response), Effect.fail(Http.transient(s, method, response.status)))
@@ -387,7 +394,12 @@ export const transport = (
       })
     )
 
-    return { send, description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}` }
+    return {
+      send,
+      description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}`,
+      authorization: Effect.suspend(() => Http.authorizationKey(s.headers())),
+      reusableCache: !s.customised
+    }
   })
 
 /**

@@ -53,6 +53,8 @@ export interface SendHints {
    * reported at once, the caller re-issues), configured `Mcp-Param-*` headers dropped.
    */
   readonly modern?: boolean | undefined
+  /** Told the SHA-256 of the `Authorization` the request actually carried (HTTP only). */
+  readonly onAuthorization?: ((sha256: string | undefined) => void) | undefined
 }
 
 /**
@@ -66,6 +68,10 @@ export interface Transport {
   readonly send: (message: object, hints?: SendHints) => Effect.Effect<void, SendError>
   /** Short description for logs and errors, e.g. `stdio:node server.js`. Never holds credentials. */
   readonly description: string
+  /** The SHA-256 of the `Authorization` the next request would carry (HTTP only). */
+  readonly authorization?: Effect.Effect<string | undefined> | undefined
+  /** `false` when a host hook alters requests invisibly: cached results are then not reused. */
+  readonly reusableCache?: boolean | undefined
 }
 
 /**

@@ -17,6 +17,7 @@ import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import * as Target from "@mcp-effect/client/Target"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
+import type * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -339,5 +340,95 @@ describe("Streamable HTTP, 2026-07-28", () => {
       assert.strictEqual(error._tag, "ResponseStreamClosedError")
       const resumes = (yield* server.requests).filter((r) => r.headers["last-event-id"] !== undefined)
       assert.strictEqual(resumes.length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
+
+describe("the result cache on 2026-07-28 HTTP", () => {
+  const cachingServer = (extra: Partial<FakeServer.Definition> = {}, faults: Partial<FakeHttpServer.Options> = {}) =>
+    FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "dual", ttlMs: 60_000, ...extra }, ...faults })
+
+  it.scopedLive("a private entry is never served under another token", () =>
+    Effect.gen(function*() {
+      const server = yield* cachingServer({ cacheScope: "private" })
+      let token = "alice"
+      const connection = yield* streamable(server, { headers: () => ({ authorization: `Bearer ${token}` }) })
+      yield* connection.listTools()
+      yield* connection.listTools()
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 1)
+      token = "bob"
+      yield* connection.listTools()
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 2)
+      const info = yield* connection.cacheInfo("tools")
+      assert.deepStrictEqual([info?.ttlMs, info?.cacheScope, info?.fresh], [60_000, "private", true])
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a public entry is shared across tokens, and reads are cached by URI", () =>
+    Effect.gen(function*() {
+      const server = yield* cachingServer()
+      let token = "alice"
+      const connection = yield* streamable(server, { headers: () => ({ authorization: `Bearer ${token}` }) })
+      yield* connection.listTools()
+      token = "bob"
+      yield* connection.listTools()
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 1)
+      yield* connection.readResource("demo://readme")
+      yield* connection.readResource("demo://readme")
+      assert.strictEqual((yield* posts(server, "resources/read")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a customised HttpClient turns reuse off", () =>
+    Effect.gen(function*() {
+      const server = yield* cachingServer()
+      const connection = yield* streamable(server, { httpClient: (client) => client })
+      yield* connection.listTools()
+      yield* connection.listTools()
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 2)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a stale copy is served when the re-fetch fails transiently", () =>
+    Effect.gen(function*() {
+      const server = yield* cachingServer({ ttlMs: 1 })
+      const connection = yield* streamable(server, { retries: 0 })
+      const first = yield* connection.listTools()
+      yield* Effect.sleep("10 millis")
+      yield* server.setFaults({ status5xxTimes: 1 })
+      const stale = yield* connection.listTools()
+      assert.deepStrictEqual(stale, first)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
+
+describe("header mismatch (-32020)", () => {
+  it.scopedLive("re-fetches tools/list and retries once, then fails with HeaderMismatchError", () =>
+    Effect.gen(function*() {
+      const mismatch = (times: number): FakeServer.Fault => ({
+        method: "tools/call",
+        action: "error",
+        code: -32020,
+        message: "Header mismatch",
+        times
+      })
+      const server = yield* FakeHttpServer.make({
+        definition: { ...Scenarios.demo, era: "dual", faults: [mismatch(1)] }
+      })
+      const connection = yield* streamable(server)
+      yield* connection.listTools()
+      assert.strictEqual(text(yield* connection.callTool("echo", { message: "again" })), "again")
+      assert.strictEqual((yield* posts(server, "tools/list")).length, 2)
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 2)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a second mismatch is a HeaderMismatchError", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeHttpServer.make({
+        definition: {
+          ...Scenarios.demo,
+          era: "dual",
+          faults: [{ method: "tools/call", action: "error", code: -32020, message: "Header mismatch", times: 2 }]
+        }
+      })
+      const connection = yield* streamable(server)
+      const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }))
+      assert.strictEqual(error._tag, "HeaderMismatchError")
+      assert.strictEqual((yield* posts(server, "tools/call")).length, 2)
     }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
 })

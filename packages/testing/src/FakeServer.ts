@@ -133,6 +133,8 @@ export interface Definition {
   readonly era?: "legacy" | "modern" | "dual" | undefined
   /** `ttlMs` of every cacheable 2026-07-28 result (default 0). */
   readonly ttlMs?: number | undefined
+  /** `cacheScope` of every cacheable 2026-07-28 result (default public). */
+  readonly cacheScope?: "public" | "private" | undefined
 }
 
 /**
@@ -371,7 +373,9 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       if (!isObject(result) || (!isModernRequest(params) && method !== "server/discover")) return result
       return {
         resultType: "complete",
-        ...(CACHEABLE.has(method) ? { ttlMs: definition.ttlMs ?? 0, cacheScope: "public" } : {}),
+        ...(CACHEABLE.has(method)
+          ? { ttlMs: definition.ttlMs ?? 0, cacheScope: definition.cacheScope ?? "public" }
+          : {}),
         ...result
       }
     }

@@ -22,8 +22,10 @@ import type { SseEvent } from "./sse.js"
 export interface HttpSettings {
   readonly server: string
   readonly client: HttpClient.HttpClient
-  /** Configured headers, sent on every request to the server's own origin. */
-  readonly headers: Record<string, string>
+  /** Configured headers (evaluated per request), sent on every request to the server's own origin. */
+  readonly headers: () => Record<string, string>
+  /** Whether a host hook changes requests in ways the client cannot see (then caches are not reused). */
+  readonly customised: boolean
   readonly retries: number
   readonly retryBase: Duration.Duration
   readonly maxBodyBytes: number
@@ -33,7 +35,8 @@ export interface HttpSettings {
 
 /** @internal */
 export interface HttpOptions {
-  readonly headers?: Record<string, string> | undefined
+  /** Sent on every request; a function is called per request (rotating credentials). */
+  readonly headers?: Record<string, string> | (() => Record<string, string>) | undefined
   /** Attempts after the first for transport failures and HTTP 5xx; never for `tools/call` (default 3). */
   readonly retries?: number | undefined
   /** First backoff delay; doubles per attempt (default 200 ms). */
@@ -58,7 +61,10 @@ export const settings = (
     return {
       server,
       client: options.httpClient === undefined ? quiet : options.httpClient(quiet),
-      headers: options.headers ?? {},
+      headers: typeof options.headers === "function"
+        ? options.headers
+        : ((fixed) => () => fixed)(options.headers ?? {}),
+      customised: options.httpClient !== undefined,
       retries: options.retries ?? 3,
       retryBase: Duration.decode(options.retryBase ?? "200 millis"),
       maxBodyBytes,
@@ -68,8 +74,11 @@ export const settings = (
   })
 
 const REDIRECTS = new Set([301, 302, 307, 308])
-const CREDENTIALS = ["authorization", "proxy-authorization", "cookie"]
 const MAX_REDIRECTS = 5
+// What may follow a redirect to another origin: protocol headers, nothing configured, no
+// credentials, no session.
+const CROSS_ORIGIN_SAFE =
+  /^(accept|accept-encoding|content-type|content-length|mcp-protocol-version|mcp-method|mcp-name|mcp-param-.*)$/
 
 /** The origin of a URL, for comparisons and messages (never its path or query). */
 /** @internal */
@@ -100,7 +109,6 @@ export const execute = (
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError> => {
   const origin = originOf(request.url)
-  const configured = Object.keys(s.headers).map((h) => h.toLowerCase())
   const loop = (
     current: HttpClientRequest.HttpClientRequest,
     hops: number
@@ -124,7 +132,9 @@ export const execute = (
         const next = target.origin === origin
           ? HttpClientRequest.setUrl(current, target.toString())
           : HttpClientRequest.make(current.method)(target.toString(), {
-            headers: Headers.remove(current.headers, [...CREDENTIALS, ...configured, "mcp-session-id"]),
+            headers: Headers.fromInput(
+              Object.entries(current.headers).filter(([name]) => CROSS_ORIGIN_SAFE.test(name.toLowerCase()))
+            ),
             body: current.body
           })
         return Effect.zipRight(Effect.ignore(response.text), loop(next, hops + 1))
@@ -242,3 +252,28 @@ export const retryDelay = (s: HttpSettings, millis: number | undefined, fallback
 /** Headers safe to echo: printable ASCII, bounded. @internal */
 export const isSafeHeaderValue = (value: string, max = 1024): boolean =>
   value.length > 0 && value.length <= max && /^[\x21-\x7e]+$/.test(value)
+
+const digests = new Map<string, string>()
+
+/**
+ * The SHA-256 (hex) of the `Authorization` value among `headers`, the key that binds private
+ * cache entries to the credential a request carried. Remembered per value.
+ *
+ * @internal
+ */
+export const authorizationKey = (headers: Record<string, string>): Effect.Effect<string | undefined> => {
+  const name = Object.keys(headers).find((h) => h.toLowerCase() === "authorization")
+  if (name === undefined) return Effect.succeed(undefined)
+  const value = headers[name]!
+  const known = digests.get(value)
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.map(
+    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(value))),
+    (digest) => {
+      const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+      if (digests.size >= 64) digests.clear()
+      digests.set(value, hex)
+      return hex
+    }
+  )
+}

@@ -302,6 +302,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       notify,
       isOpen: () => closedWith === undefined,
       closed: Deferred.await(closed),
-      description: open.description
+      description: open.description,
+      authorization: open.authorization ?? Effect.succeed(undefined),
+      reusableCache: open.reusableCache ?? true
     } satisfies RpcPeer
   })

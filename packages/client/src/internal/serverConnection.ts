@@ -17,6 +17,7 @@ import * as Protocol from "../Protocol.js"
 import * as RpcPeer from "../RpcPeer.js"
 import type { ServerConfig } from "../ServerConfig.js"
 import type { Options, RequestOptions, ServerConnection } from "../ServerConnection.js"
+import * as ResultCache from "./resultCache.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
@@ -30,12 +31,6 @@ interface Session {
 
 type Params = Record<string, unknown> | undefined
 type ListKey = "tools" | "prompts" | "resources" | "resourceTemplates"
-
-interface CacheEntry {
-  readonly items: ReadonlyArray<unknown>
-  /** `undefined`: kept until a list_changed notification (legacy servers give no hints). */
-  readonly expiresAt: number | undefined
-}
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -73,11 +68,6 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
-const ttlOf = (result: unknown): number => {
-  const ttl = isObject(result) ? result.ttlMs : undefined
-  return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? ttl : 0
-}
-
 /** @internal */
 export const make = <R>(
   config: ServerConfig<R>,
@@ -107,27 +97,31 @@ export const make = <R>(
       : Effect.succeed(options.requestMeta)
     let logLevel: McpSchema.LoggingLevel | undefined
 
-    const caches = new Map<ListKey, CacheEntry>()
-    // 2026-07-28 reads with a positive ttlMs, by URI; bounded, oldest dropped first.
-    const reads = new Map<string, { readonly result: McpSchema.ReadResourceResult; readonly expiresAt: number }>()
-    const MAX_READS = 256
+    const cache = ResultCache.make()
+    const listKeys: Record<ListKey, string> = {
+      tools: "tools/list",
+      prompts: "prompts/list",
+      resources: "resources/list",
+      resourceTemplates: "resources/templates/list"
+    }
+    const readKey = (uri: string) => `resources/read ${uri}`
 
     // The one notification router of this server: the client's own bookkeeping (caches) runs
     // before the host's listeners, so a listener that re-lists always re-fetches.
     const onNotification = (method: string, params: Params) => {
       switch (method) {
         case "notifications/tools/list_changed":
-          caches.delete("tools")
+          cache.delete(listKeys.tools)
           break
         case "notifications/prompts/list_changed":
-          caches.delete("prompts")
+          cache.delete(listKeys.prompts)
           break
         case "notifications/resources/list_changed":
-          caches.delete("resources")
-          caches.delete("resourceTemplates")
+          cache.delete(listKeys.resources)
+          cache.delete(listKeys.resourceTemplates)
           break
         case "notifications/resources/updated":
-          if (typeof params?.uri === "string") reads.delete(params.uri)
+          if (typeof params?.uri === "string") cache.delete(readKey(params.uri))
           break
       }
       options.onNotification(server, method, params)
@@ -186,8 +180,7 @@ export const make = <R>(
       if (live !== undefined) {
         yield* Scope.close(live.scope, Exit.void)
         live = undefined
-        caches.clear()
-        reads.clear()
+        cache.clear()
       }
       const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)
       let opened: Session | undefined
@@ -244,9 +237,11 @@ export const make = <R>(
       method: string,
       params: Params,
       requestOptions?: RequestOptions,
-      extraHeaders?: Record<string, string>
+      extraHeaders?: Record<string, string>,
+      onAuthorization?: (sha256: string | undefined) => void
     ): Effect.Effect<unknown, ConnectError> => {
-      const options = peerOptions(requestOptions)
+      const base = peerOptions(requestOptions)
+      const options = onAuthorization === undefined ? base : { ...base, hints: { onAuthorization } }
       const attempt = Effect.suspend(() =>
         live !== undefined && live.peer.isOpen() ? onSession(live) : Effect.flatMap(session, onSession)
       )
@@ -261,7 +256,7 @@ export const make = <R>(
           const headers = { ...Protocol.modernHeaders(method, s.negotiated.protocolVersion), ...extraHeaders }
           const once = s.peer.request(method, { ...params, _meta: meta }, {
             ...options,
-            hints: { modern: true, headers }
+            hints: { modern: true, headers, onAuthorization }
           })
           return once.pipe(
             Effect.catchTag("ResponseStreamClosedError", () => once),
@@ -304,7 +299,8 @@ export const make = <R>(
       requestOptions: RequestOptions | undefined,
       headers: Record<string, string> | undefined,
       start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined },
-      onComplete?: (retried: boolean) => void
+      onComplete?: (retried: boolean) => void,
+      onAuthorization?: (sha256: string | undefined) => void
     ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
       const round = (
         n: number,
@@ -320,7 +316,8 @@ export const make = <R>(
               ...(requestState === undefined ? {} : { requestState })
             },
             requestOptions,
-            headers
+            headers,
+            onAuthorization
           ),
           (result): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
             const type = Protocol.resultTypeOf(result)
@@ -405,6 +402,62 @@ export const make = <R>(
       )
     }
 
+    /** The context cached results are bound to: effective `_meta` and the credential. */
+    const cacheContext = (s: Session): Effect.Effect<ResultCache.CacheContext> =>
+      s.negotiated.era === "legacy"
+        ? Effect.map(s.peer.authorization, (authorization) => ({ meta: "", authorization }))
+        : Effect.zipWith(hostMeta, s.peer.authorization, (host, authorization) => ({
+          meta: JSON.stringify([host, logLevel ?? null]),
+          authorization
+        }))
+
+    /**
+     * Serves a cached result while fresh, else fetches and caches it. On a transient HTTP
+     * failure an older copy is served with a warning ("MAY serve stale"); never on stdio or SSE.
+     */
+    const cached = <A>(
+      key: string,
+      fetch: (onAuthorization: (sha256: string | undefined) => void) => Effect.Effect<
+        {
+          readonly value: A
+          readonly hints: { readonly ttlMs: number | undefined; readonly scope: "public" | "private" } | undefined
+        },
+        ConnectError | InputRequiredError
+      >
+    ): Effect.Effect<A, ConnectError | InputRequiredError> =>
+      Effect.flatMap(session, (s) =>
+        Effect.flatMap(cacheContext(s), (context) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const reuse = s.peer.reusableCache
+            const hit = reuse ? cache.fresh(key, context, now) : undefined
+            if (hit !== undefined) {
+              return Effect.succeed(hit as A)
+            }
+            let sent = context.authorization
+            return fetch((sha256) => (sent = sha256)).pipe(
+              Effect.tap(({ hints, value }) =>
+                Effect.sync(() =>
+                  hints === undefined
+                    ? cache.delete(key)
+                    : cache.set(key, value, hints, { meta: context.meta, authorization: sent }, now)
+                )
+              ),
+              Effect.map(({ value }) =>
+                value
+              ),
+              Effect.catchIf(
+                (error) =>
+                  reuse && isHttp() && (error._tag === "TransientServerError" || error._tag === "ConnectionError") &&
+                  cache.any(key, context) !== undefined,
+                (error) =>
+                  Effect.as(
+                    Effect.logWarning(`${server}: serving a stale ${key} after ${error._tag}`),
+                    cache.any(key, context) as A
+                  )
+              )
+            )
+          })))
+
     const listAll = <K extends ListKey, A>(
       method: string,
       key: K,
@@ -414,65 +467,81 @@ export const make = <R>(
       >,
       requestOptions: RequestOptions | undefined
     ): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const cached = caches.get(key)
-        if (cached !== undefined && (cached.expiresAt === undefined || now < cached.expiresAt)) {
-          return Effect.succeed(cached.items as ReadonlyArray<A>)
-        }
+      cached(listKeys[key], (onAuthorization) => {
         const items: Array<A> = []
         const seen = new Set<string>()
         let ttl = Infinity
-        let modern = false
+        let hinted = false
+        let scope: "public" | "private" = "public"
+        let restarted = false
+        // An invalid cursor (-32602) discards the pages collected so far: the walk restarts once.
+        const restart = () => {
+          items.length = 0
+          seen.clear()
+          ttl = Infinity
+          hinted = false
+          scope = "public"
+          restarted = true
+          return loop(undefined, 1)
+        }
         const loop = (cursor: string | undefined, pages: number): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
-          Effect.flatMap(send(method, cursor === undefined ? undefined : { cursor }, requestOptions), (raw) =>
-            Effect.flatMap(complete(method, raw), () =>
-              Effect.flatMap(decode(server, method, raw), (page) => {
-                modern = modern || (isObject(raw) && "ttlMs" in raw) || live?.negotiated.era === "modern"
-                ttl = Math.min(ttl, ttlOf(raw))
-                for (const item of page[key]) items.push(item)
-                const next = page.nextCursor
-                if (next === undefined) {
-                  return Effect.succeed(items)
-                }
-                if (seen.has(next)) {
-                  return Effect.as(
-                    Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
-                    items
+          Effect.flatMap(
+            send(method, cursor === undefined ? undefined : { cursor }, requestOptions, undefined, onAuthorization),
+            (raw) =>
+              Effect.flatMap(complete(method, raw), () =>
+                Effect.flatMap(decode(server, method, raw), (page) => {
+                  if (isObject(raw) && ("ttlMs" in raw || "cacheScope" in raw)) {
+                    hinted = true
+                    ttl = Math.min(ttl, ResultCache.ttlOf(raw))
+                    if (ResultCache.scopeOf(raw) === "private") scope = "private"
+                  }
+                  for (const item of page[key]) items.push(item)
+                  const next = page.nextCursor
+                  if (next === undefined) return Effect.succeed(items)
+                  if (seen.has(next)) {
+                    return Effect.as(
+                      Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
+                      items
+                    )
+                  }
+                  if (pages >= maxPages) {
+                    return Effect.as(
+                      Effect.logWarning(`${server}: ${method} stopped at the bound of ${maxPages} pages`),
+                      items
+                    )
+                  }
+                  seen.add(next)
+                  return Effect.catchIf(
+                    loop(next, pages + 1),
+                    (error) => !restarted && error._tag === "ServerError" && error.code === -32602,
+                    restart
                   )
-                }
-                if (pages >= maxPages) {
-                  return Effect.as(
-                    Effect.logWarning(`${server}: ${method} stopped at the bound of ${maxPages} pages`),
-                    items
-                  )
-                }
-                seen.add(next)
-                return loop(next, pages + 1)
-              })))
-        return Effect.flatMap(loop(undefined, 1), (all) =>
-          Effect.sync(() => {
-            // Legacy: kept until list_changed. 2026-07-28: fresh for the smallest ttlMs of its pages.
-            if (!modern) {
-              caches.set(key, { items: all, expiresAt: undefined })
-            } else if (ttl > 0 && ttl !== Infinity) {
-              caches.set(key, { items: all, expiresAt: now + ttl })
-            } else caches.delete(key)
-            return all
-          }))
-      })
+                }))
+          )
+        return Effect.map(loop(undefined, 1), (value) => ({
+          value,
+          // No hints (a legacy server): kept until list_changed. Otherwise the smallest ttlMs.
+          hints: hinted ? { ttlMs: ttl === Infinity ? 0 : ttl, scope } : { ttlMs: undefined, scope }
+        }))
+      }) as Effect.Effect<ReadonlyArray<A>, ConnectError>
 
+    // The definitions calls are made under: the last list fetched, whatever its freshness; a
+    // -32020 mismatch is what refreshes them.
+    let knownTools: ReadonlyArray<McpSchema.Tool> | undefined
     const listTools = (requestOptions?: RequestOptions): Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError> =>
       Effect.flatMap(
-        listAll("tools/list", "tools", decodeTools, requestOptions),
-        (tools) =>
-          Effect.flatMap(session, (s) => usable(tools, s))
+        Effect.tap(listAll("tools/list", "tools", decodeTools, requestOptions), (tools) =>
+          Effect.sync(() => {
+            knownTools = tools
+          })),
+        (tools) => Effect.flatMap(session, (s) => usable(tools, s))
       )
 
     /** The `Mcp-Param-*` headers of a call on 2026-07-28 HTTP, from the tool's definition. */
     const paramHeaders = (name: string, args: Record<string, unknown> | undefined) =>
       Effect.flatMap(session, (s): Effect.Effect<Record<string, string>, ConnectError> => {
         if (s.negotiated.era !== "modern" || !isHttp()) return Effect.succeed({})
-        return Effect.flatMap(listTools(), (tools) => {
+        return Effect.flatMap(knownTools === undefined ? listTools() : Effect.succeed(knownTools), (tools) => {
           const tool = tools.find((t) => t.name === name)
           if (tool === undefined) return Effect.succeed({})
           const validation = HeaderParams.validate(tool.inputSchema)
@@ -501,9 +570,10 @@ export const make = <R>(
       return call.pipe(
         Effect.catchTag("HeaderMismatchError", () =>
           Effect.zipRight(
-            Effect.sync(() =>
-              caches.delete("tools")
-            ),
+            Effect.sync(() => {
+              cache.delete(listKeys.tools)
+              knownTools = undefined
+            }),
             call
           )),
         Effect.flatMap((raw) =>
@@ -523,7 +593,8 @@ export const make = <R>(
       get kind() {
         return kind
       },
-      negotiated: () => live?.negotiated,
+      negotiated: () =>
+        live?.negotiated,
       connect: Effect.map(session, (s) => s.negotiated),
       ping: (requestOptions) =>
         Effect.asVoid(Effect.flatMap(session, (s) =>
@@ -544,9 +615,7 @@ export const make = <R>(
           (raw) => decodeGetPrompt(server, "prompts/get", raw)
         ),
       readResource: (uri, requestOptions) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const cached = reads.get(uri)
-          if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.result)
+        cached(readKey(uri), (onAuthorization) => {
           let retried = false
           return withInput(
             "resources/read",
@@ -554,20 +623,24 @@ export const make = <R>(
             requestOptions,
             { "mcp-name": HeaderParams.encodeValue(uri) },
             undefined,
-            (wasRetried) => (retried = wasRetried)
+            (wasRetried) => (retried = wasRetried),
+            onAuthorization
           ).pipe(
             Effect.flatMap((raw) =>
-              Effect.tap(decodeReadResource(server, "resources/read", raw), (result) =>
-                Effect.sync(() => {
-                  // Results of retries carrying inputResponses/requestState are never cached.
-                  const ttl = ttlOf(raw)
-                  if (ttl <= 0 || retried) return reads.delete(uri)
-                  if (reads.size >= MAX_READS) reads.delete(reads.keys().next().value!)
-                  reads.set(uri, { result, expiresAt: now + ttl })
-                }))
+              Effect.map(decodeReadResource(server, "resources/read", raw), (value) => ({
+                value,
+                // Only a positive ttlMs makes a read reusable, and never a result that answered
+                // inputResponses or requestState.
+                hints: ResultCache.ttlOf(raw) > 0 && !retried
+                  ? { ttlMs: ResultCache.ttlOf(raw), scope: ResultCache.scopeOf(raw) }
+                  : undefined
+              }))
             )
           )
         }),
+      cacheInfo: (kind, uri) =>
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          cache.info(kind === "read" ? readKey(uri ?? "") : listKeys[kind], now)),
       resumeInputRequired,
       setLogLevel: (level, requestOptions) =>
         Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
@@ -575,11 +648,15 @@ export const make = <R>(
             return Effect.fail(new CapabilityError({ server, capability: "logging", method: "logging/setLevel" }))
           }
           // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta.
-          if (s.negotiated.era === "modern") return Effect.sync(() => (logLevel = level))
+          if (s.negotiated.era === "modern") {
+            return Effect.sync(() => (logLevel = level))
+          }
           return Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
         }),
-      subscribeResource: (uri, requestOptions) => legacyOnly("resources/subscribe", { uri }, requestOptions),
-      unsubscribeResource: (uri, requestOptions) => legacyOnly("resources/unsubscribe", { uri }, requestOptions),
+      subscribeResource: (uri, requestOptions) =>
+        legacyOnly("resources/subscribe", { uri }, requestOptions),
+      unsubscribeResource: (uri, requestOptions) =>
+        legacyOnly("resources/unsubscribe", { uri }, requestOptions),
       complete: (completeRequest, requestOptions) =>
         Effect.flatMap(
           gated("completion/complete", { ...completeRequest }, requestOptions),
