@@ -23,7 +23,12 @@ import type {
 import type * as McpSchema from "./McpSchema.js"
 import type { ProtocolMode } from "./Protocol.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import type { NotificationListener, RequestOptions, ServerConnection } from "./ServerConnection.js"
+import type {
+  NotificationListener,
+  Options as ServerConnectionOptions,
+  RequestOptions,
+  ServerConnection
+} from "./ServerConnection.js"
 
 /**
  * A tool together with the server that offers it.
@@ -123,6 +128,8 @@ export interface Options<R = never> {
   readonly discoverTimeout?: Duration.DurationInput | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
   readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
+  /** Decides `requestState`-only retries (see `ServerConnection.Options.onInputRequiredWait`). */
+  readonly onInputRequiredWait?: ServerConnectionOptions["onInputRequiredWait"]
 }
 
 /**

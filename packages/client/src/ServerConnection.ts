@@ -30,6 +30,21 @@ export interface RequestOptions {
 }
 
 /**
+ * What the host is told before a `requestState`-only retry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputRequiredWait {
+  readonly method: string
+  readonly round: number
+  /** The pause the client would make. */
+  readonly delayMs: number
+  readonly requestState: string
+  readonly elapsedMs: number
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -64,6 +79,13 @@ export interface Options {
   readonly protocol?: ProtocolMode | undefined
   /** Bound on the `server/discover` probe (default 5 seconds). */
   readonly discoverTimeout?: Duration.DurationInput | undefined
+  /**
+   * Decides what happens when a server answers `input_required` with only a `requestState`
+   * (load shedding): `"retry"` now, `"cancel"` (an `InputRequiredError`), or a pause in
+   * milliseconds. Default: a pause that doubles per round from 50 ms. The whole wait never
+   * exceeds the request's timeout.
+   */
+  readonly onInputRequiredWait?: ((wait: InputRequiredWait) => Effect.Effect<"retry" | "cancel" | number>) | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
   readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
   /** Called for every server notification, after list caches were invalidated. */

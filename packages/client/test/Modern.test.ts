@@ -242,3 +242,44 @@ describe("input_required (multi round-trip)", () => {
       assert.isFalse(error.resumable)
     }))
 })
+
+describe("requestState-only answers (load shedding)", () => {
+  const busy = FakeServer.tool("busy", (_, context) =>
+    Effect.succeed(
+      context.requestState === undefined
+        ? { resultType: "input_required" as const, requestState: "later" }
+        : `done with ${context.requestState}`
+    ))
+
+  it.scoped("is retried after a pause with the state echoed", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({ ...Scenarios.demo, era: "dual", tools: [busy] })
+      const fiber = yield* Effect.fork(connection.callTool("busy", {}))
+      yield* TestClock.adjust("50 millis")
+      assert.strictEqual(text(yield* Fiber.join(fiber)), "done with later")
+      const calls = yield* server.requests("tools/call")
+      assert.deepStrictEqual(calls.map((c) => c.params!.requestState), [undefined, "later"])
+      assert.isUndefined(calls[1]!.params!.inputResponses)
+    }))
+
+  it.scoped("the host hook can retry at once or cancel, and the wait stays inside the timeout", () =>
+    Effect.gen(function*() {
+      const seen: Array<number> = []
+      const now = yield* connect({ ...Scenarios.demo, era: "dual", tools: [busy] }, {
+        onInputRequiredWait: (wait) => Effect.sync(() => (seen.push(wait.round), "retry"))
+      })
+      assert.strictEqual(text(yield* now.connection.callTool("busy", {})), "done with later")
+      assert.deepStrictEqual(seen, [1])
+      const cancel = yield* connect({ ...Scenarios.demo, era: "dual", tools: [busy] }, {
+        onInputRequiredWait: () => Effect.succeed("cancel")
+      })
+      const cancelled = yield* Effect.flip(cancel.connection.callTool("busy", {}))
+      assert.instanceOf(cancelled, InputRequiredError)
+      const long = yield* connect({ ...Scenarios.demo, era: "dual", tools: [busy] }, {
+        onInputRequiredWait: () => Effect.succeed(60_000)
+      })
+      const tooLong = yield* Effect.flip(long.connection.callTool("busy", {}, { timeout: "5 seconds" }))
+      assert.instanceOf(tooLong, InputRequiredError)
+      assert.include(tooLong.reason, "timeout")
+    }))
+})

@@ -76,6 +76,8 @@ export interface ServerHandle {
   readonly serverInfo: McpSchema.Implementation | undefined
   readonly instructions: string | undefined
   readonly capabilities: McpSchema.ServerCapabilities | undefined
+  /** True when the server speaks 2026-07-28. */
+  readonly isModern: boolean
 }
 
 /**
@@ -136,6 +138,9 @@ const handle = (connection: ServerConnection): ServerHandle => ({
   },
   get capabilities() {
     return connection.negotiated()?.capabilities
+  },
+  get isModern() {
+    return connection.negotiated()?.era === "modern"
   }
 })
 
@@ -154,6 +159,13 @@ export const configsFor = (
     : [targets as Target.Target]
   if (list.length > 1 && options.name !== undefined) {
     return Effect.fail(new ConfigError({ message: "name applies to a single target only" }))
+  }
+  if (options.protocol === "modern" && list.some((target) => detectsSse(target, options))) {
+    return Effect.fail(
+      new ConfigError({
+        message: "protocol: \"modern\" cannot be used with the HTTP+SSE transport, which is legacy only"
+      })
+    )
   }
   const taken = new Map<string, number>()
   return Effect.forEach(list, (target) =>
@@ -236,6 +248,9 @@ export const connect = async (
     }
   }
 }
+
+const detectsSse = (target: Target.Target, options: ConnectOptions) =>
+  options.transport === "sse" || (options.transport === undefined && Target.detect(target).transport === "sse")
 
 /** A host function, sync or async, as an effect whose failure is the thrown value. */
 const lift = (f: (params: Record<string, unknown>) => unknown) => (params: Record<string, unknown>) =>

@@ -41,7 +41,8 @@ export const make = <R>(
       handlers: options.handlers,
       protocol: options.protocol,
       discoverTimeout: options.discoverTimeout,
-      requestMeta: options.requestMeta
+      requestMeta: options.requestMeta,
+      onInputRequiredWait: options.onInputRequiredWait
     }
     const servers = yield* Effect.forEach(
       options.servers,

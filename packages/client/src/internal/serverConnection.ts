@@ -346,11 +346,23 @@ export const make = <R>(
               if (state === undefined) {
                 return fail("an input_required result with neither inputRequests nor requestState", false)
               }
-              // Load shedding: only state came back; retry after a pause that grows per round.
-              return Effect.zipRight(
-                Effect.sleep(Duration.millis(Math.min(50 * 2 ** (n - 1), 2_000))),
-                round(n + 1, undefined, state)
-              )
+              // Load shedding: only state came back. The host hook (or a growing pause) decides,
+              // and the whole wait stays inside the request's timeout.
+              const delayMs = Math.min(50 * 2 ** (n - 1), 2_000)
+              return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                const elapsedMs = now - startedAt
+                const decide = options.onInputRequiredWait === undefined
+                  ? Effect.succeed<"retry" | "cancel" | number>(delayMs)
+                  : options.onInputRequiredWait({ method, round: n, delayMs, requestState: state, elapsedMs })
+                return Effect.flatMap(decide, (decision) => {
+                  if (decision === "cancel") return fail("cancelled while the server was busy", true)
+                  const pause = decision === "retry" ? 0 : Math.max(0, decision)
+                  if (elapsedMs + pause > (timeoutOf(requestOptions) ?? defaultTimeoutMs)) {
+                    return fail("the server stayed busy past the request's timeout", true)
+                  }
+                  return Effect.zipRight(Effect.sleep(Duration.millis(pause)), round(n + 1, undefined, state))
+                })
+              })
             }
             if (!isObject(requests)) {
               return fail("malformed inputRequests", false)
@@ -382,7 +394,11 @@ export const make = <R>(
             )
           }
         )
-      return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
+      let startedAt = 0
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        startedAt = now
+        return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
+      })
     }
 
     // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
