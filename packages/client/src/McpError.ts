@@ -203,6 +203,57 @@ export class InputRequiredError extends Schema.TaggedError<InputRequiredError>()
 }
 
 /**
+ * Authorization failed: the server refused the credentials and no flow could fix it, or a
+ * flow failed (discovery, registration, token exchange). `reason` says which.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
+  server: Schema.String,
+  reason: Schema.String,
+  message: Schema.String,
+  status: Schema.optional(Schema.Number)
+}) {}
+
+/**
+ * The server needs a scope the token lacks (403 `insufficient_scope`) and re-authorization
+ * did not obtain it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InsufficientScopeError extends Schema.TaggedError<InsufficientScopeError>()("InsufficientScopeError", {
+  server: Schema.String,
+  scope: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.server} needs scope ${this.scope ?? "(unspecified)"}${
+      this.description === undefined ? "" : `: ${this.description}`
+    }`
+  }
+}
+
+/**
+ * The user must authorize in a browser and this host cannot run that flow: open
+ * `authorizationUrl`, then retry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AuthorizationRequiredError
+  extends Schema.TaggedError<AuthorizationRequiredError>()("AuthorizationRequiredError", {
+    server: Schema.String,
+    authorizationUrl: Schema.String
+  })
+{
+  override get message(): string {
+    return `${this.server} needs authorization: open ${this.authorizationUrl}`
+  }
+}
+
+/**
  * The server did not declare the capability the method needs, so nothing was sent.
  *
  * @since 0.1.0
@@ -282,6 +333,9 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
  * @category models
  */
 export type TransportError =
+  | AuthError
+  | InsufficientScopeError
+  | AuthorizationRequiredError
   | ConnectionError
   | RequestTimeoutError
   | ResponseTooLargeError
@@ -314,6 +368,9 @@ export type ConnectError =
  * @category models
  */
 export type McpError =
+  | AuthError
+  | InsufficientScopeError
+  | AuthorizationRequiredError
   | HeaderMismatchError
   | MissingRequiredClientCapabilityError
   | InputRequiredError
@@ -333,6 +390,9 @@ export type McpError =
   | ConfigError
 
 const tags = new Set<string>([
+  "AuthError",
+  "InsufficientScopeError",
+  "AuthorizationRequiredError",
   "HeaderMismatchError",
   "MissingRequiredClientCapabilityError",
   "InputRequiredError",

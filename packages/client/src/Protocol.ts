@@ -233,7 +233,11 @@ export const detect = (
           })
         },
         onFailure: (error): Effect.Effect<Negotiated, ConnectError> => {
-          if (error._tag === "ConnectionError") return Effect.fail(error)
+          // A dead connection or a refused credential is not an era question.
+          if (
+            error._tag === "ConnectionError" || error._tag === "AuthError" ||
+            error._tag === "InsufficientScopeError" || error._tag === "AuthorizationRequiredError"
+          ) return Effect.fail(error)
           if (error._tag !== "ServerError") return fallBack(error._tag)
           const typed = modernError(error)
           if (typed._tag === "UnsupportedProtocolVersionError") {

@@ -11,6 +11,7 @@
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/rpcPeer.js"
+import type { AuthFailure } from "./McpAuth.js"
 import type { ConnectionError, RequestError, ServerError } from "./McpError.js"
 import type { SendError, SendHints, TransportFactory } from "./Transport.js"
 
@@ -96,4 +97,5 @@ export interface RpcPeer {
  * @since 0.1.0
  * @category constructors
  */
-export const make: <R>(options: Options<R>) => Effect.Effect<RpcPeer, ConnectionError, Scope.Scope | R> = internal.make
+export const make: <R>(options: Options<R>) => Effect.Effect<RpcPeer, ConnectionError | AuthFailure, Scope.Scope | R> =
+  internal.make

@@ -47,7 +47,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
     const endpoint = yield* Deferred.make<string, ConnectionError>()
     let closed = false
 
-    const opened = yield* Http.execute(
+    const opened = yield* Http.executeAuthorized(
       s,
       HttpClientRequest.get(options.url).pipe(
         HttpClientRequest.setHeaders({
@@ -131,7 +131,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
         s,
         method,
         Effect.flatMap(
-          Http.execute(
+          Http.executeAuthorized(
             s,
             HttpClientRequest.post(postUrl).pipe(
               HttpClientRequest.setHeaders(s.headers()),

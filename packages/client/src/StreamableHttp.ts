@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Http from "./internal/http.js"
 import { summarize } from "./internal/ndjson.js"
+import type { AuthFailure } from "./McpAuth.js"
 import {
   ConnectionError,
   InvalidResponseError,
@@ -130,7 +131,7 @@ export const transport = (
       Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
 
     const get = (lastEventId: string | undefined) =>
-      Http.execute(
+      Http.executeAuthorized(
         s,
         HttpClientRequest.get(options.url).pipe(
           HttpClientRequest.setHeaders(
@@ -198,7 +199,7 @@ export const transport = (
     // The optional server → client stream, reconnected on a Schedule-like backoff that honours
     // the server's retry: (floored) and gives up after consecutive failures.
     const listen = (
-      first: Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError> | undefined
+      first: Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> | undefined
     ) =>
       Effect.gen(function*() {
         let lastEventId: string | undefined
@@ -321,7 +322,7 @@ export const transport = (
         Effect.flatMap(
           Effect.suspend(() => {
             const sent = headers({ accept }, hints)
-            const request = Http.execute(
+            const request = Http.executeAuthorized(
               s,
               HttpClientRequest.post(options.url).pipe(
                 HttpClientRequest.setHeaders(sent),
@@ -385,7 +386,7 @@ export const transport = (
           return Effect.void
         }
         const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(headers()))
-        return Http.execute(s, request).pipe(
+        return Http.executeAuthorized(s, request).pipe(
           Effect.flatMap(discard),
           Effect.interruptible,
           Effect.timeout("2 seconds"),

@@ -10,6 +10,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { AuthFailure } from "./McpAuth.js"
 import type { ConnectionError, ServerError, TransportError } from "./McpError.js"
 
 /**
@@ -84,4 +85,4 @@ export interface Transport {
 export type TransportFactory<R = never> = (
   sink: TransportSink,
   server: string
-) => Effect.Effect<Transport, ConnectionError, Scope.Scope | R>
+) => Effect.Effect<Transport, ConnectionError | AuthFailure, Scope.Scope | R>

@@ -70,3 +70,7 @@ export * as Handlers from "./Handlers.js"
  * @since 0.1.0
  */
 export * as HeaderParams from "./HeaderParams.js"
+/**
+ * @since 0.1.0
+ */
+export * as McpAuth from "./McpAuth.js"

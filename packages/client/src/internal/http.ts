@@ -13,7 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { ConnectionError, ResponseTooLargeError, TransientServerError } from "../McpError.js"
+import type { AuthFailure, McpAuth } from "../McpAuth.js"
+import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../McpError.js"
 import { decompressBody } from "./decompress.js"
 import { makeSseParser } from "./sse.js"
 import type { SseEvent } from "./sse.js"
@@ -26,6 +27,7 @@ export interface HttpSettings {
   readonly headers: () => Record<string, string>
   /** Whether a host hook changes requests in ways the client cannot see (then caches are not reused). */
   readonly customised: boolean
+  readonly auth: McpAuth | undefined
   readonly retries: number
   readonly retryBase: Duration.Duration
   readonly maxBodyBytes: number
@@ -47,6 +49,8 @@ export interface HttpOptions {
   readonly httpClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   /** Lowest reconnect delay a server's `retry:` can ask for (default 100 ms). */
   readonly sseRetryFloor?: Duration.DurationInput | undefined
+  /** Credentials for every request and the handling of 401/403 challenges (e.g. OAuth). */
+  readonly auth?: McpAuth | undefined
 }
 
 /** @internal */
@@ -65,6 +69,7 @@ export const settings = (
         ? options.headers
         : ((fixed) => () => fixed)(options.headers ?? {}),
       customised: options.httpClient !== undefined,
+      auth: options.auth,
       retries: options.retries ?? 3,
       retryBase: Duration.decode(options.retryBase ?? "200 millis"),
       maxBodyBytes,
@@ -141,6 +146,46 @@ export const execute = (
       }
     )
   return loop(request, 0)
+}
+
+/**
+ * Executes a request with the auth headers of the moment. A 401/403 goes to the auth service
+ * (which may run a flow) and the request is sent again once with fresh headers; refused, it
+ * fails closed with `AuthError`.
+ *
+ * @internal
+ */
+export const executeAuthorized = (
+  s: HttpSettings,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> => {
+  const attempt = (
+    retried: boolean
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> =>
+    Effect.flatMap(
+      s.auth === undefined ? Effect.succeed({}) : s.auth.headers(request.url),
+      (headers) =>
+        Effect.flatMap(execute(s, HttpClientRequest.setHeaders(request, headers)), (response) => {
+          if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
+          const status = response.status
+          const refused = new AuthError({
+            server: s.server,
+            reason: status === 401 ? "unauthorized" : "forbidden",
+            message: `HTTP ${status} from ${originOf(request.url)}`,
+            status
+          })
+          return Effect.zipRight(
+            Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4))),
+            s.auth === undefined || retried
+              ? Effect.fail(refused)
+              : Effect.flatMap(
+                s.auth.challenge({ url: request.url, status, wwwAuthenticate: response.headers["www-authenticate"] }),
+                (again) => again ? attempt(true) : Effect.fail(refused)
+              )
+          )
+        })
+    )
+  return attempt(false)
 }
 
 /**

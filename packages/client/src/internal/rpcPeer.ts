@@ -9,6 +9,7 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import type { AuthFailure } from "../McpAuth.js"
 import { ConnectionError, RequestTimeoutError, ServerError } from "../McpError.js"
 import type { RequestError, TransportError } from "../McpError.js"
 import type { Options, Progress, RequestOptions, RpcPeer } from "../RpcPeer.js"
@@ -33,7 +34,7 @@ const paramsOf = (u: unknown): Params => (isObject(u) ? u : undefined)
 const describeId = (id: unknown): string => (typeof id === "string" ? JSON.stringify(id.slice(0, 32)) : String(id))
 
 /** @internal */
-export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionError, Scope.Scope | R> =>
+export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionError | AuthFailure, Scope.Scope | R> =>
   Effect.gen(function*() {
     const server = options.server
     const runtime = yield* Effect.runtime<never>()
