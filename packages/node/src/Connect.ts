@@ -206,17 +206,21 @@ export const connect = async (
     )
   )
   let service: McpClient.Service
-  let runExit: <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>) => Promise<Exit.Exit<A, E>>
+  let runCallback: ReturnType<typeof Runtime.runCallback<McpClient.McpClient>>
   try {
-    // Calls run on the built runtime directly: no per-call check that the layer is ready.
-    runExit = Runtime.runPromiseExit(await runtime.runtime())
-    service = await runExit(McpClient.McpClient).then(unwrap)
+    // Calls run on the built runtime directly (no per-call check that the layer is ready), and
+    // settle their promise from the fiber's exit callback: one promise per call, no extra hop.
+    runCallback = Runtime.runCallback(await runtime.runtime())
+    service = await new Promise<McpClient.Service>((resolve, reject) =>
+      runCallback(McpClient.McpClient, { onExit: settle(resolve, reject) })
+    )
   } catch (error) {
     await runtime.dispose()
     // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
-  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> => runExit(effect).then(unwrap)
+  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
+    new Promise<A>((resolve, reject) => runCallback(effect, { onExit: settle(resolve, reject) }))
   const listenerScope = await Effect.runPromise(Scope.make())
   return {
     servers: service.servers.map(handle),
@@ -269,6 +273,10 @@ const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
 const requestMetaOf = (meta: ConnectOptions["requestMeta"]) => typeof meta === "function" ? Effect.sync(meta) : meta
 
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromiseExit(effect).then(unwrap)
+
+/** Settles a promise from an exit: the failure is the error itself, so `instanceof` works. */
+const settle = <A, E>(resolve: (value: A) => void, reject: (error: unknown) => void) => (exit: Exit.Exit<A, E>) =>
+  Exit.isSuccess(exit) ? resolve(exit.value) : reject(Cause.squash(exit.cause))
 
 /** Rejects with the error itself (not a wrapper), so `instanceof` works for callers. */
 const unwrap = <A, E>(exit: Exit.Exit<A, E>): A => {
