@@ -299,3 +299,28 @@ describe("ServerConnection keep-alive", () => {
       assert.strictEqual((yield* server.requests("ping")).length, 4)
     }))
 })
+
+describe("server log messages", () => {
+  it.scoped("reach listeners with control characters escaped and length bounded", () =>
+    Effect.gen(function*() {
+      const seen: Array<Record<string, unknown> | undefined> = []
+      const { server } = yield* connect(Scenarios.demo, (_server, method, params) => {
+        if (method === "notifications/message") seen.push(params)
+      })
+      yield* server.notify("notifications/message", {
+        level: "error",
+        logger: "evil\nlogger",
+        data: "line one\n2026-11-30 INFO forged line\u001b[31m" + "x".repeat(20_000)
+      })
+      yield* server.notify("notifications/message", { level: "shout", data: { nested: "a\rb" } })
+      const [first, second] = seen
+      assert.strictEqual(first!.level, "error")
+      assert.strictEqual(first!.logger, "evil\\u000alogger")
+      const data = first!.data as string
+      assert.notInclude(data, "\n")
+      assert.notInclude(data, "\u001b")
+      assert.isBelow(data.length, 8_300)
+      assert.strictEqual(second!.level, "info")
+      assert.strictEqual(second!.data, JSON.stringify({ nested: "a\rb" }))
+    }))
+})

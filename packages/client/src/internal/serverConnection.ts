@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -17,6 +18,7 @@ import * as Protocol from "../Protocol.js"
 import * as RpcPeer from "../RpcPeer.js"
 import type { ServerConfig } from "../ServerConfig.js"
 import type { Options, RequestOptions, ServerConnection } from "../ServerConnection.js"
+import * as LogMessage from "./logMessage.js"
 import * as ResultCache from "./resultCache.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -97,6 +99,7 @@ export const make = <R>(
       : Effect.succeed(options.requestMeta)
     let logLevel: McpSchema.LoggingLevel | undefined
 
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const cache = ResultCache.make()
     const listKeys: Record<ListKey, string> = {
       tools: "tools/list",
@@ -108,7 +111,15 @@ export const make = <R>(
 
     // The one notification router of this server: the client's own bookkeeping (caches) runs
     // before the host's listeners, so a listener that re-lists always re-fetches.
-    const onNotification = (method: string, params: Params) => {
+    const onNotification = (method: string, received: Params) => {
+      // Server log lines reach listeners and the local log escaped and bounded.
+      const params = method === "notifications/message" ? LogMessage.sanitize(received) : received
+      if (method === "notifications/message") {
+        const line = `${server}${typeof params?.logger === "string" ? ` [${params.logger}]` : ""}: ${
+          String(params?.data)
+        }`
+        runFork(Effect.logDebug(line))
+      }
       switch (method) {
         case "notifications/tools/list_changed":
           cache.delete(listKeys.tools)
