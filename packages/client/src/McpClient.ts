@@ -29,6 +29,7 @@ import type {
   RequestOptions,
   ServerConnection
 } from "./ServerConnection.js"
+import type * as Subscription from "./Subscription.js"
 
 /**
  * A tool together with the server that offers it.
@@ -197,6 +198,11 @@ export interface Service {
     uri: string,
     options?: CallOptions
   ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
+  /** Opens a `subscriptions/listen` stream on `{ server }` (or the only server) in the current scope. */
+  readonly listen: (
+    filter: Subscription.Filter,
+    options?: { readonly server?: string | undefined; readonly ackTimeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError | ServerNotFoundError, Scope.Scope>
   /** Registers a listener for every server's notifications until the scope closes. */
   readonly onNotification: (listener: NotificationListener) => Effect.Effect<void, never, Scope.Scope>
 }

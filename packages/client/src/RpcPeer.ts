@@ -36,6 +36,8 @@ export interface RequestOptions {
   readonly timeoutMs?: number | undefined
   /** Receives this request's own progress notifications; adds a `progressToken` to `_meta`. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /** Told the JSON-RPC id the request goes out with (each attempt gets a new one). */
+  readonly onId?: ((id: number) => void) | undefined
   /** Whether a timeout or interruption sends `notifications/cancelled` (not for `initialize`). */
   readonly cancellable?: boolean | undefined
   /** Passed to the transport with the request. */

@@ -15,6 +15,7 @@ import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
+import type * as Subscription from "./Subscription.js"
 
 /**
  * Per-call options of a request.
@@ -120,6 +121,14 @@ export interface ServerConnection {
     kind: "tools" | "prompts" | "resources" | "resourceTemplates" | "read",
     uri?: string
   ) => Effect.Effect<CacheInfo | undefined>
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28) in the current scope and waits for its
+   * acknowledgement (bounded by `ackTimeout`, default the read timeout).
+   */
+  readonly listen: (
+    filter: Subscription.Filter,
+    options?: { readonly ackTimeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError, Scope.Scope>
   /** Continues an `input_required` request the client stopped, with the host's answers. */
   readonly resumeInputRequired: (
     error: InputRequiredError,

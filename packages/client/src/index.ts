@@ -74,3 +74,7 @@ export * as HeaderParams from "./HeaderParams.js"
  * @since 0.1.0
  */
 export * as McpAuth from "./McpAuth.js"
+/**
+ * @since 0.1.0
+ */
+export * as Subscription from "./Subscription.js"

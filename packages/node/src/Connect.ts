@@ -13,6 +13,7 @@ import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
+import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Target from "@mcp-effect/client/Target"
 import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
@@ -24,6 +25,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 
 /**
@@ -81,6 +83,23 @@ export interface ServerHandle {
 }
 
 /**
+ * An open subscription, as the facade shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubscriptionHandle {
+  readonly acknowledged: Subscription.Filter
+  readonly unsupported: ReadonlyArray<string>
+  readonly isActive: () => boolean
+  readonly pendingNotifications: () => number
+  readonly droppedNotifications: () => number
+  /** Resolves when the subscription ends: gracefully, or rejects with its error. */
+  readonly done: Promise<void>
+  readonly close: () => Promise<void>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -115,6 +134,15 @@ export interface Client {
   readonly ping: (options?: McpClient.CallOptions) => Promise<void>
   /** Continues an `input_required` request the client stopped (`InputRequiredError`). */
   readonly resumeInputRequired: (error: InputRequiredError, inputResponses: Record<string, unknown>) => Promise<unknown>
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28). The listener runs on the subscription's
+   * own fiber, never on the transport's reader, so it may make requests.
+   */
+  readonly listen: (
+    filter: Subscription.Filter,
+    listener: (notification: Subscription.Notification) => void,
+    options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput }
+  ) => Promise<SubscriptionHandle>
   /** Adds a notification listener; returns a function that removes it. */
   readonly onNotification: (listener: NotificationListener) => () => void
   /** Closes every connection (and stops server processes). */
@@ -236,6 +264,33 @@ export const connect = async (
     complete: (request, o) => runOn(service.complete(request, o)),
     ping: (o) => runOn(service.ping(o)),
     resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
+    listen: async (filter, listener, o) => {
+      const scope = Effect.runSync(Scope.make())
+      const subscription = await runOn(Scope.extend(service.listen(filter, o), scope)).catch(async (error) => {
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+        throw error
+      })
+      const done = runOn(
+        Stream.runForEach(subscription.notifications, (notification) =>
+          Effect.sync(() => {
+            try {
+              listener(notification)
+            } catch (error) {
+              console.warn(`mcp-effect: a subscription listener threw: ${String(error)}`)
+            }
+          }))
+      )
+      done.catch(() => {})
+      return {
+        acknowledged: subscription.acknowledged,
+        unsupported: subscription.unsupported,
+        isActive: subscription.isActive,
+        pendingNotifications: subscription.pendingNotifications,
+        droppedNotifications: subscription.droppedNotifications,
+        done,
+        close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+    },
     onNotification: (listener) => {
       let active = true
       const guarded: NotificationListener = (server, method, params) => {

@@ -79,6 +79,16 @@ describe("interop: dual-era SDK v2 server", () => {
       await client.readResource("memo://stale")
       const reads = (await stats(client))["resources/read"] ?? 0
       assert.strictEqual(reads, 3)
+
+      // A subscription on its own POST stream: the change the server publishes reaches it.
+      const seen: Array<string> = []
+      const subscription = await client.listen({ toolsListChanged: true }, (n) => seen.push(n.method))
+      assert.strictEqual(subscription.acknowledged.toolsListChanged, true)
+      await client.callTool("trigger_change", { kind: "tools" })
+      const deadline = Date.now() + 5_000
+      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.deepStrictEqual(seen, ["notifications/tools/list_changed"])
+      await subscription.close()
     } finally {
       await client.close()
       server.stop()

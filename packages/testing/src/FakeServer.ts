@@ -187,6 +187,10 @@ export interface FakeServer {
   readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
   /** Closes every open connection as a crash would. */
   readonly crash: Effect.Effect<void>
+  /** Sends a notification on every 2026-07-28 subscription whose filter asked for it. */
+  readonly publish: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+  /** Ends every subscription gracefully (a complete result to each listen request). */
+  readonly endListens: Effect.Effect<void>
 }
 
 const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -195,6 +199,7 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const MODERN = "2026-07-28"
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 const CACHEABLE = new Set([
   "server/discover",
   "tools/list",
@@ -430,12 +435,58 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
             const method = typeof message.method === "string" ? message.method : undefined
             const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined
             runFork(Ref.update(received, (all) => [...all, { method, id, params, message }]))
+            if (
+              method === "subscriptions/listen" && id !== undefined && definition.era !== undefined &&
+              definition.era !== "legacy"
+            ) {
+              return takeFault(method)?.action === "silence" ? undefined : startListen(wire, id, params)
+            }
+            if (method === "notifications/cancelled") {
+              listens.delete(`${String(params.requestId)}`)
+            }
             if (method !== undefined && id !== undefined) respond(wire, id, method, params)
           }
           return { receive }
         }),
         () => Effect.sync(() => open.delete(wire))
       )
+
+    // 2026-07-28 subscriptions: acknowledged at once, kept open until cancelled or ended.
+    const listens = new Map<
+      string,
+      { readonly wire: Wire; readonly id: string | number; readonly filter: Record<string, unknown> }
+    >()
+    const startListen = (wire: Wire, id: string | number, params: Record<string, unknown>) => {
+      const asked = isObject(params.notifications) ? params.notifications : {}
+      const granted: Record<string, unknown> = {}
+      for (const flag of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"]) {
+        if (asked[flag] === true) granted[flag] = true
+      }
+      if (Array.isArray(asked.resourceSubscriptions) && definition.subscriptions === true) {
+        granted.resourceSubscriptions = asked.resourceSubscriptions
+      }
+      listens.set(`${String(id)}`, { wire, id, filter: granted })
+      wire.send({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: granted }
+      })
+    }
+    const publish = (method: string, flag: string, params?: Record<string, unknown>) => {
+      for (const listen of listens.values()) {
+        const wanted = flag === "resourceSubscriptions"
+          ? Array.isArray(listen.filter.resourceSubscriptions) &&
+            listen.filter.resourceSubscriptions.includes(params?.uri)
+          : listen.filter[flag] === true
+        if (wanted) {
+          listen.wire.send({
+            jsonrpc: "2.0",
+            method,
+            params: { ...params, _meta: { [SUBSCRIPTION_ID]: listen.id } }
+          })
+        }
+      }
+    }
 
     const broadcast = (message: object) => Effect.sync(() => open.forEach((wire) => wire.send(message)))
 
@@ -459,8 +510,33 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       setTools: (next) =>
         Effect.suspend(() => {
           tools = next
+          publish("notifications/tools/list_changed", "toolsListChanged")
           return broadcast({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
         }),
+      publish: (method, params) =>
+        Effect.sync(() =>
+          publish(
+            method,
+            method === "notifications/resources/updated"
+              ? "resourceSubscriptions"
+              : method === "notifications/prompts/list_changed"
+              ? "promptsListChanged"
+              : method === "notifications/resources/list_changed"
+              ? "resourcesListChanged"
+              : "toolsListChanged",
+            params
+          )
+        ),
+      endListens: Effect.sync(() => {
+        for (const [key, listen] of listens) {
+          listen.wire.send({
+            jsonrpc: "2.0",
+            id: listen.id,
+            result: { resultType: "complete", _meta: { [SUBSCRIPTION_ID]: listen.id } }
+          })
+          listens.delete(key)
+        }
+      }),
       notify: (method, params) => broadcast({ jsonrpc: "2.0", method, params: params ?? {} }),
       crash: Effect.sync(() => [...open].forEach((wire) => wire.close("server crashed")))
     }

@@ -168,6 +168,15 @@ export const make = <R>(
         callOptions?.server !== undefined
           ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
           : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
+      listen: (filter, listenOptions) =>
+        Effect.flatMap(
+          listenOptions?.server !== undefined
+            ? server(listenOptions.server)
+            : servers.length === 1
+            ? Effect.succeed(servers[0]!)
+            : Effect.fail(new ServerNotFoundError({ server: "(pass { server })", known: names })),
+          (c) => c.listen(filter, { ackTimeout: listenOptions?.ackTimeout })
+        ),
       resumeInputRequired: (error, inputResponses) =>
         Effect.flatMap(server(error.server), (c) => c.resumeInputRequired(error, inputResponses)),
       setLogLevel: (level, callOptions) =>

@@ -259,6 +259,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       Effect.suspend(() => {
         if (closedWith !== undefined) return Effect.fail(closedWith)
         const id = nextId++
+        requestOptions?.onId?.(id)
         const timeoutMs = requestOptions?.timeoutMs ?? options.defaultTimeoutMs
         const onProgressCallback = requestOptions?.onProgress
         let outgoing = params

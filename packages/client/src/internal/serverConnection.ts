@@ -1,24 +1,35 @@
 /** @internal */
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Handlers from "../Handlers.js"
 import * as HeaderParams from "../HeaderParams.js"
-import { CapabilityError, InputRequiredError, InvalidResponseError, ServerError } from "../McpError.js"
+import {
+  CapabilityError,
+  InputRequiredError,
+  InvalidResponseError,
+  RequestTimeoutError,
+  ServerError
+} from "../McpError.js"
 import type { ConnectError, RequestError } from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as Protocol from "../Protocol.js"
 import * as RpcPeer from "../RpcPeer.js"
 import type { ServerConfig } from "../ServerConfig.js"
 import type { Options, RequestOptions, ServerConnection } from "../ServerConnection.js"
+import * as Subscription from "../Subscription.js"
 import * as LogMessage from "./logMessage.js"
+import * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -70,6 +81,32 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
+const freezeFilter = (filter: Subscription.Filter): Subscription.Filter =>
+  deepFreeze(structuredClone(filter)) as Subscription.Filter
+
+const deepFreeze = <A>(value: A): A => {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
+}
+
+/** The requested fields the acknowledgement did not really grant, read from its values. */
+const unsupportedOf = (requested: Subscription.Filter, granted: Subscription.Filter): ReadonlyArray<string> => {
+  const missing: Array<string> = []
+  for (const flag of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const) {
+    if (requested[flag] === true && granted[flag] !== true) missing.push(flag)
+  }
+  for (const list of ["resourceSubscriptions", "taskIds"] as const) {
+    const asked = requested[list]
+    if (asked === undefined || asked.length === 0) continue
+    const given = Array.isArray(granted[list]) ? new Set(granted[list]) : new Set<string>()
+    if (!asked.some((item) => given.has(item))) missing.push(list)
+  }
+  return missing
+}
+
 /** @internal */
 export const make = <R>(
   config: ServerConfig<R>,
@@ -100,6 +137,12 @@ export const make = <R>(
     let logLevel: McpSchema.LoggingLevel | undefined
 
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    interface Listen {
+      readonly acknowledge: (granted: Record<string, unknown>) => void
+      readonly end: () => void
+      readonly queue: NotificationQueue.NotificationQueue<RequestError>
+    }
+    const listens = new Map<number, Listen>()
     const cache = ResultCache.make()
     const listKeys: Record<ListKey, string> = {
       tools: "tools/list",
@@ -114,6 +157,17 @@ export const make = <R>(
     const onNotification = (method: string, received: Params) => {
       // Server log lines reach listeners and the local log escaped and bounded.
       const params = method === "notifications/message" ? LogMessage.sanitize(received) : received
+      // 1. Subscription bookkeeping: an acknowledgement, or a server-side teardown.
+      const meta = isObject(params?._meta) ? params._meta : undefined
+      const subscriptionId = meta?.[Protocol.MetaKey.subscriptionId]
+      const subscription = typeof subscriptionId === "number" ? listens.get(subscriptionId) : undefined
+      if (subscription !== undefined && method === "notifications/subscriptions/acknowledged") {
+        subscription.acknowledge(isObject(params?.notifications) ? params.notifications : {})
+      }
+      if (method === "notifications/cancelled" && typeof params?.requestId === "number") {
+        listens.get(params.requestId)?.end()
+      }
+      // 2. Cache invalidation (below), then the subscription's queue, then host listeners.
       if (method === "notifications/message") {
         const line = `${server}${typeof params?.logger === "string" ? ` [${params.logger}]` : ""}: ${
           String(params?.data)
@@ -134,6 +188,10 @@ export const make = <R>(
         case "notifications/resources/updated":
           if (typeof params?.uri === "string") cache.delete(readKey(params.uri))
           break
+      }
+      // 3. The subscription's own consumer (queued: it never runs here), 4. host listeners.
+      if (subscription !== undefined && method !== "notifications/subscriptions/acknowledged") {
+        subscription.queue.offer(method, params)
       }
       options.onNotification(server, method, params)
     }
@@ -249,9 +307,10 @@ export const make = <R>(
       params: Params,
       requestOptions?: RequestOptions,
       extraHeaders?: Record<string, string>,
-      onAuthorization?: (sha256: string | undefined) => void
+      onAuthorization?: (sha256: string | undefined) => void,
+      onId?: (id: number) => void
     ): Effect.Effect<unknown, ConnectError> => {
-      const base = peerOptions(requestOptions)
+      const base = { ...peerOptions(requestOptions), onId }
       const options = onAuthorization === undefined ? base : { ...base, hints: { onAuthorization } }
       const attempt = Effect.suspend(() =>
         live !== undefined && live.peer.isOpen() ? onSession(live) : Effect.flatMap(session, onSession)
@@ -615,13 +674,119 @@ export const make = <R>(
         requestState: error.requestState
       })
 
+    const listen: ServerConnection["listen"] = (filter, listenOptions) =>
+      Effect.gen(function*() {
+        const s = yield* session
+        if (s.negotiated.era !== "modern") {
+          return yield* new CapabilityError({
+            server,
+            capability: "subscriptions/listen (2026-07-28)",
+            method: "subscriptions/listen"
+          })
+        }
+        // The filter is copied and frozen: later edits by the caller change nothing.
+        const frozen = freezeFilter(filter)
+        const queue = NotificationQueue.make<RequestError>(
+          Subscription.MAX_PENDING_NOTIFICATIONS,
+          Subscription.MAX_PENDING_NOTIFICATION_BYTES
+        )
+        const acknowledged = yield* Deferred.make<Record<string, unknown>, RequestError>()
+        let id: number | undefined
+        let active = false
+        const state: Listen = {
+          acknowledge: (granted) => {
+            active = true
+            Deferred.unsafeDone(acknowledged, Effect.succeed(structuredClone(granted)))
+          },
+          end: () => {
+            active = false
+            queue.end()
+          },
+          queue
+        }
+        const onId = (next: number) => {
+          if (id !== undefined) {
+            listens.delete(id)
+          }
+          id = next
+          listens.set(next, state)
+        }
+        const request = send(
+          "subscriptions/listen",
+          { notifications: frozen },
+          { timeout: Duration.infinity },
+          undefined,
+          undefined,
+          onId
+        ).pipe(
+          Effect.matchEffect({
+            onSuccess: (result) =>
+              Effect.sync(() => {
+                // A graceful end is a complete result; anything else fails the subscription.
+                if (Protocol.resultTypeOf(result) === "complete") {
+                  return state.end()
+                }
+                const error = Protocol.invalidResult(server, "subscriptions/listen", result)
+                queue.fail(error)
+                Deferred.unsafeDone(acknowledged, Effect.fail(error))
+              }),
+            onFailure: (error) =>
+              Effect.sync(() => {
+                queue.fail(error as RequestError)
+                Deferred.unsafeDone(acknowledged, Effect.fail(error as RequestError))
+              })
+          }),
+          Effect.ensuring(Effect.sync(() => {
+            active = false
+            if (id !== undefined) {
+              listens.delete(id)
+            }
+          }))
+        )
+        const fiber = yield* Effect.forkScoped(request)
+        const close = Effect.asVoid(Effect.zipRight(
+          Fiber.interrupt(fiber),
+          Effect.sync(() =>
+            state.end()
+          )
+        ))
+        yield* Effect.addFinalizer(() => close)
+        const ackTimeout = listenOptions?.ackTimeout === undefined
+          ? Duration.millis(defaultTimeoutMs)
+          : Duration.decode(listenOptions.ackTimeout)
+        const granted = yield* Deferred.await(acknowledged).pipe(
+          Effect.timeoutFail({
+            duration: ackTimeout,
+            onTimeout: () =>
+              new RequestTimeoutError({
+                server,
+                method: "subscriptions/listen",
+                timeoutMs: Duration.toMillis(ackTimeout)
+              })
+          }),
+          Effect.tapError(() => close)
+        )
+        const acknowledgedFilter = deepFreeze(granted) as Subscription.Filter
+        return {
+          server,
+          filter: frozen,
+          acknowledged: acknowledgedFilter,
+          unsupported: unsupportedOf(frozen, acknowledgedFilter),
+          notifications: Stream.repeatEffectOption(queue.take),
+          isActive: () => active,
+          pendingNotifications: queue.pending,
+          pendingNotificationBytes: queue.pendingBytes,
+          droppedNotifications: queue.dropped,
+          close
+        } satisfies Subscription.Subscription
+      })
+
     const connection: ServerConnection = {
       name: server,
       get kind() {
         return kind
       },
-      negotiated: () =>
-        live?.negotiated,
+      negotiated: () => live?.negotiated,
       connect: Effect.map(session, (s) => s.negotiated),
       ping: (requestOptions) =>
         Effect.asVoid(Effect.flatMap(session, (s) =>
@@ -666,9 +831,12 @@ export const make = <R>(
           )
         }),
       cacheInfo: (kind, uri) =>
-        Effect.map(Clock.currentTimeMillis, (now) =>
-          cache.info(kind === "read" ? readKey(uri ?? "") : listKeys[kind], now)),
+        Effect.map(
+          Clock.currentTimeMillis,
+          (now) => cache.info(kind === "read" ? readKey(uri ?? "") : listKeys[kind], now)
+        ),
       resumeInputRequired,
+      listen,
       setLogLevel: (level, requestOptions) =>
         Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
           if (s.negotiated.capabilities.logging === undefined) {
@@ -680,10 +848,8 @@ export const make = <R>(
           }
           return Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
         }),
-      subscribeResource: (uri, requestOptions) =>
-        legacyOnly("resources/subscribe", { uri }, requestOptions),
-      unsubscribeResource: (uri, requestOptions) =>
-        legacyOnly("resources/unsubscribe", { uri }, requestOptions),
+      subscribeResource: (uri, requestOptions) => legacyOnly("resources/subscribe", { uri }, requestOptions),
+      unsubscribeResource: (uri, requestOptions) => legacyOnly("resources/unsubscribe", { uri }, requestOptions),
       complete: (completeRequest, requestOptions) =>
         Effect.flatMap(
           gated("completion/complete", { ...completeRequest }, requestOptions),
