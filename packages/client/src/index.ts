@@ -78,3 +78,7 @@ export * as McpAuth from "./McpAuth.js"
  * @since 0.1.0
  */
 export * as Subscription from "./Subscription.js"
+/**
+ * @since 0.1.0
+ */
+export * as ToolFormats from "./ToolFormats.js"

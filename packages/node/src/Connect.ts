@@ -15,6 +15,7 @@ import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Target from "@mcp-effect/client/Target"
+import * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -143,6 +144,12 @@ export interface Client {
     listener: (notification: Subscription.Notification) => void,
     options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput }
   ) => Promise<SubscriptionHandle>
+  /** Every tool, as OpenAI chat-completions `tools`. */
+  readonly toOpenAITools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.OpenAITool>>
+  /** Every tool, as Anthropic messages `tools`. */
+  readonly toAnthropicTools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.AnthropicTool>>
+  /** Every tool, as Gemini `functionDeclarations`. */
+  readonly toGoogleTools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.GoogleFunctionDeclaration>>
   /** Adds a notification listener; returns a function that removes it. */
   readonly onNotification: (listener: NotificationListener) => () => void
   /** Closes every connection (and stops server processes). */
@@ -264,6 +271,9 @@ export const connect = async (
     complete: (request, o) => runOn(service.complete(request, o)),
     ping: (o) => runOn(service.ping(o)),
     resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
+    toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
+    toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
+    toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),
     listen: async (filter, listener, o) => {
       const scope = Effect.runSync(Scope.make())
       const subscription = await runOn(Scope.extend(service.listen(filter, o), scope)).catch(async (error) => {
