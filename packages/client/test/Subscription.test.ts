@@ -83,6 +83,34 @@ describe("subscriptions/listen", () => {
       assert.instanceOf(yield* Fiber.join(fiber), RequestTimeoutError)
     }))
 
+  it.scoped("a server that dies is restarted and the subscription re-sent to the new process", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* TestClock.adjust("2 seconds")
+      yield* server.crash
+      yield* Effect.yieldNow()
+      assert.isFalse(subscription.isActive())
+      yield* TestClock.adjust("200 millis")
+      yield* Effect.yieldNow()
+      assert.isTrue(subscription.isActive())
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
+      assert.strictEqual(yield* server.connections, 2)
+      yield* server.setTools([])
+      const [next] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(subscription.notifications, 1)))
+      assert.strictEqual(next!.method, "notifications/tools/list_changed")
+    }))
+
+  it.scoped("a process dying right after it acknowledged is a crash loop: the subscription ends", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* server.crash
+      const result = yield* Effect.either(Stream.runDrain(subscription.notifications))
+      assert.strictEqual(result._tag, "Left")
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+    }))
+
   it.scoped("a legacy server has no listen: CapabilityError", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make(Scenarios.demo)

@@ -35,6 +35,8 @@ import * as ResultCache from "./resultCache.js"
 const DEFAULT_TIMEOUT_MS = 30_000
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 const MAX_INPUT_ROUNDS = 10
+/** A stream dropped sooner than this after its acknowledgement is a crash loop: not re-opened. */
+const RESTART_MIN_INTERVAL_MS = 1_000
 
 interface Session {
   readonly scope: Scope.CloseableScope
@@ -693,10 +695,14 @@ export const make = <R>(
         const acknowledged = yield* Deferred.make<Record<string, unknown>, RequestError>()
         let id: number | undefined
         let active = false
+        // Completed by every acknowledgement: the first one answers `listen`, later ones the
+        // re-opens.
+        let nextAck = yield* Deferred.make<void>()
         const state: Listen = {
           acknowledge: (granted) => {
             active = true
             Deferred.unsafeDone(acknowledged, Effect.succeed(structuredClone(granted)))
+            Deferred.unsafeDone(nextAck, Effect.void)
           },
           end: () => {
             active = false
@@ -711,44 +717,96 @@ export const make = <R>(
           id = next
           listens.set(next, state)
         }
-        const request = send(
+        const ackTimeoutMs = listenOptions?.ackTimeout === undefined
+          ? defaultTimeoutMs
+          : Duration.toMillis(Duration.decode(listenOptions.ackTimeout))
+        let acknowledgedAt = -Infinity
+        const failWith = (error: RequestError) =>
+          Effect.sync(() => {
+            queue.fail(error)
+            Deferred.unsafeDone(acknowledged, Effect.fail(error))
+          })
+        // One listen request: resolves when the server ends it (or fails).
+        const once = send(
           "subscriptions/listen",
           { notifications: frozen },
           { timeout: Duration.infinity },
           undefined,
           undefined,
           onId
-        ).pipe(
-          Effect.matchEffect({
+        )
+        const isReopenable = (error: { readonly _tag: string }) =>
+          error._tag === "ResponseStreamClosedError" || error._tag === "TransientServerError" ||
+          error._tag === "ConnectionError"
+        // A dropped stream (or a restarted stdio process) is a new listen: the server keeps no
+        // subscription state. Re-opened with backoff; each re-open must be acknowledged within
+        // ackTimeout; a drop right after an acknowledgement (a crash loop) ends it.
+        const loop = (attempt: number): Effect.Effect<void> =>
+          Effect.matchEffect(once, {
             onSuccess: (result) =>
-              Effect.sync(() => {
-                // A graceful end is a complete result; anything else fails the subscription.
-                if (Protocol.resultTypeOf(result) === "complete") {
-                  return state.end()
-                }
-                const error = Protocol.invalidResult(server, "subscriptions/listen", result)
-                queue.fail(error)
-                Deferred.unsafeDone(acknowledged, Effect.fail(error))
-              }),
+              Protocol.resultTypeOf(result) === "complete"
+                ? Effect.sync(() =>
+                  state.end()
+                )
+                : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
             onFailure: (error) =>
-              Effect.sync(() => {
-                queue.fail(error as RequestError)
-                Deferred.unsafeDone(acknowledged, Effect.fail(error as RequestError))
+              Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
+                active = false
+                const acknowledgedOnce = acknowledgedAt !== -Infinity
+                if (!isReopenable(error) || !acknowledgedOnce || now - acknowledgedAt < RESTART_MIN_INTERVAL_MS) {
+                  return failWith(error as RequestError)
+                }
+                return Effect.gen(function*() {
+                  yield* Effect.sleep(Duration.millis(Math.min(200 * 2 ** attempt, 30_000)))
+                  const s = yield* Effect.either(session)
+                  if (s._tag === "Left") return yield* failWith(s.left as RequestError)
+                  if (s.right.negotiated.era !== "modern") {
+                    queue.fail(
+                      new ServerError({
+                        server,
+                        method: "subscriptions/listen",
+                        code: -32601,
+                        message: "the server restarted without 2026-07-28: subscriptions ended"
+                      })
+                    )
+                    return
+                  }
+                  nextAck = yield* Deferred.make<void>()
+                  const watchAck = Deferred.await(nextAck).pipe(
+                    Effect.timeout(Duration.millis(ackTimeoutMs)),
+                    Effect.tap(() => Clock.currentTimeMillis.pipe(Effect.map((t) => (acknowledgedAt = t))))
+                  )
+                  const reopened = yield* Effect.fork(loop(attempt + 1))
+                  const acked = yield* Effect.either(watchAck)
+                  if (acked._tag === "Left") {
+                    yield* Fiber.interrupt(reopened)
+                    return yield* failWith(
+                      new RequestTimeoutError({ server, method: "subscriptions/listen", timeoutMs: ackTimeoutMs })
+                    )
+                  }
+                  yield* Fiber.join(reopened)
+                })
               })
-          }),
+          })
+        const request = Effect.zipRight(
+          Effect.fork(
+            Deferred.await(acknowledged).pipe(
+              Effect.flatMap(() => Clock.currentTimeMillis),
+              Effect.map((t) => (acknowledgedAt = t)),
+              Effect.ignore
+            )
+          ),
+          loop(0)
+        ).pipe(
           Effect.ensuring(Effect.sync(() => {
             active = false
-            if (id !== undefined) {
-              listens.delete(id)
-            }
+            if (id !== undefined) listens.delete(id)
           }))
         )
         const fiber = yield* Effect.forkScoped(request)
         const close = Effect.asVoid(Effect.zipRight(
           Fiber.interrupt(fiber),
-          Effect.sync(() =>
-            state.end()
-          )
+          Effect.sync(() => state.end())
         ))
         yield* Effect.addFinalizer(() => close)
         const ackTimeout = listenOptions?.ackTimeout === undefined
