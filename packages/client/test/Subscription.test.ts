@@ -173,3 +173,34 @@ describe("the notification queue", () => {
       assert.notInclude(seen, "huge")
     }))
 })
+
+describe("subscribeResource", () => {
+  it.scoped("on 2026-07-28 watches through a listen stream naming the URI, until unsubscribed", () =>
+    Effect.gen(function*() {
+      const updates: Array<unknown> = []
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: true })
+      const connection = yield* ServerConnection.make(server.config(), {
+        ...options,
+        onNotification: (_, method, params) => {
+          if (method === "notifications/resources/updated") updates.push(params?.uri)
+        }
+      })
+      yield* connection.subscribeResource("demo://readme")
+      const [listen] = yield* server.requests("subscriptions/listen")
+      assert.deepStrictEqual(listen!.params!.notifications, { resourceSubscriptions: ["demo://readme"] })
+      yield* server.publish("notifications/resources/updated", { uri: "demo://readme" })
+      assert.deepStrictEqual(updates, ["demo://readme"])
+      yield* connection.unsubscribeResource("demo://readme")
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual((yield* server.requests("notifications/cancelled")).map((r) => r.params?.requestId), [
+        listen!.id
+      ])
+    }))
+
+  it.scoped("fails when the acknowledgement does not name the URI", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: false })
+      const connection = yield* ServerConnection.make(server.config(), options)
+      assert.instanceOf(yield* Effect.flip(connection.subscribeResource("demo://readme")), CapabilityError)
+    }))
+})

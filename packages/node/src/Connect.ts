@@ -144,6 +144,9 @@ export interface Client {
     listener: (notification: Subscription.Notification) => void,
     options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput }
   ) => Promise<SubscriptionHandle>
+  /** Watches a resource: `resources/subscribe` (legacy) or a listen stream (2026-07-28). */
+  readonly subscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
+  readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
   /** Every tool, as OpenAI chat-completions `tools`. */
   readonly toOpenAITools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.OpenAITool>>
   /** Every tool, as Anthropic messages `tools`. */
@@ -271,6 +274,8 @@ export const connect = async (
     complete: (request, o) => runOn(service.complete(request, o)),
     ping: (o) => runOn(service.ping(o)),
     resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
+    subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o)),
+    unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o)),
     toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
     toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
     toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),

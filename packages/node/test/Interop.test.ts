@@ -101,6 +101,27 @@ describe("interop: server-everything over stdio", () => {
   })
 })
 
+describe("interop: resource subscriptions on server-everything (legacy)", () => {
+  it("subscribeResource receives notifications/resources/updated", async () => {
+    const updates: Array<unknown> = []
+    const client = await connect([process.execPath, everythingBin, "stdio"], {
+      onNotification: (_server, method, params) => {
+        if (method === "notifications/resources/updated") updates.push(params?.uri)
+      }
+    })
+    try {
+      const [resource] = await client.listResources()
+      await client.subscribeResource(resource!.uri)
+      await client.callTool("toggle-subscriber-updates", {})
+      const deadline = Date.now() + 15_000
+      while (updates.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.include(updates, resource!.uri)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+})
+
 describe("interop: server-filesystem over stdio (Promise facade)", () => {
   it("lists a directory, reads a file, and reports an access error as isError", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-fs-"))

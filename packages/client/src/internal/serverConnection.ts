@@ -906,8 +906,20 @@ export const make = <R>(
           }
           return Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
         }),
-      subscribeResource: (uri, requestOptions) => legacyOnly("resources/subscribe", { uri }, requestOptions),
-      unsubscribeResource: (uri, requestOptions) => legacyOnly("resources/unsubscribe", { uri }, requestOptions),
+      subscribeResource: (uri, requestOptions) =>
+        Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> =>
+          s.negotiated.era === "legacy"
+            ? Effect.asVoid(gated("resources/subscribe", { uri }, requestOptions))
+            : watchResource(uri)),
+      unsubscribeResource: (uri, requestOptions) =>
+        Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
+          if (s.negotiated.era === "legacy") {
+            return Effect.asVoid(gated("resources/unsubscribe", { uri }, requestOptions))
+          }
+          const watch = watches.get(uri)
+          watches.delete(uri)
+          return watch === undefined ? Effect.void : Scope.close(watch, Exit.void)
+        }),
       complete: (completeRequest, requestOptions) =>
         Effect.flatMap(
           gated("completion/complete", { ...completeRequest }, requestOptions),
@@ -915,11 +927,31 @@ export const make = <R>(
         )
     }
 
-    const legacyOnly = (method: string, params: Params, requestOptions: RequestOptions | undefined) =>
-      Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> =>
-        s.negotiated.era === "modern"
-          ? Effect.fail(new CapabilityError({ server, capability: "resources.subscribe (legacy)", method }))
-          : Effect.asVoid(gated(method, params, requestOptions)))
+    // 2026-07-28 has no resources/subscribe: a watch is a listen stream naming the URI, kept
+    // in a scope of its own until unsubscribeResource. It answers only once the server's
+    // acknowledgement names the URI; its updates reach host listeners through the router.
+    const watches = new Map<string, Scope.CloseableScope>()
+    const watchResource = (uri: string): Effect.Effect<void, ConnectError | CapabilityError> =>
+      Effect.suspend(() => {
+        if (watches.has(uri)) return Effect.void
+        return Effect.flatMap(Scope.fork(parentScope, ExecutionStrategy.sequential), (scope) =>
+          Effect.gen(function*() {
+            const subscription = yield* listen({ resourceSubscriptions: [uri] })
+            if (!(subscription.acknowledged.resourceSubscriptions ?? []).includes(uri)) {
+              return yield* new CapabilityError({
+                server,
+                capability: `resources.subscribe (${uri})`,
+                method: "subscriptions/listen"
+              })
+            }
+            // Updates go to host listeners via the router; the queue is drained here.
+            yield* Effect.forkScoped(Effect.ignore(Stream.runDrain(subscription.notifications)))
+            watches.set(uri, scope)
+          }).pipe(
+            Scope.extend(scope),
+            Effect.onError(() => Scope.close(scope, Exit.void))
+          ))
+      })
 
     yield* connection.connect
     return connection
