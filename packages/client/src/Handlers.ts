@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Deprecations from "./Deprecations.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
@@ -32,9 +34,22 @@ export interface Handlers {
   readonly elicitationModes?: ReadonlyArray<"form" | "url"> | undefined
   /** Answers `sampling/createMessage` with a `CreateMessageResult`. */
   readonly sampling?: ((params: Record<string, unknown>) => Effect.Effect<unknown, unknown>) | undefined
-  /** The roots `roots/list` answers with (served, even empty, once set). */
-  readonly roots?: ReadonlyArray<Root> | undefined
+  /** The sampling handler accepts tool-enabled requests (declares `sampling.tools`). */
+  readonly samplingSupportsTools?: boolean | undefined
+  /** The sampling handler honours `includeContext` (declares `sampling.context`). */
+  readonly samplingContext?: boolean | undefined
+  /** The roots `roots/list` answers with; a function is read at every request (see `setRoots`). */
+  readonly roots?: ReadonlyArray<Root> | (() => ReadonlyArray<Root>) | undefined
 }
+
+/**
+ * An input request the client refuses before any handler runs (an invalid sampling history, a
+ * tool-enabled request the handler does not support): `-32602` to the server.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidInputRequest extends Data.TaggedError("InvalidInputRequest")<{ readonly message: string }> {}
 
 /**
  * The client capabilities the handlers imply.
@@ -42,16 +57,80 @@ export interface Handlers {
  * @since 0.1.0
  * @category capabilities
  */
-export const capabilities = (handlers: Handlers | undefined): McpSchema.ClientCapabilities => {
+export const capabilities = (
+  handlers: Handlers | undefined,
+  era: "legacy" | "modern" = "modern"
+): McpSchema.ClientCapabilities => {
   if (handlers === undefined) return {}
   const modes = handlers.elicitationModes ?? ["form"]
   return {
     ...(handlers.elicitation !== undefined
       ? { elicitation: Object.fromEntries(modes.map((mode) => [mode, {}])) }
       : {}),
-    ...(handlers.sampling !== undefined ? { sampling: {} } : {}),
-    ...(handlers.roots !== undefined ? { roots: {} } : {})
+    ...(handlers.sampling !== undefined
+      ? {
+        sampling: {
+          ...(handlers.samplingSupportsTools === true ? { tools: {} } : {}),
+          ...(handlers.samplingContext === true ? { context: {} } : {})
+        }
+      }
+      : {}),
+    ...(handlers.roots !== undefined ? { roots: era === "legacy" ? { listChanged: true } : {} } : {})
   }
+}
+
+const rootsOf = (handlers: Handlers | undefined): ReadonlyArray<Root> => {
+  const roots = handlers?.roots
+  return roots === undefined ? [] : typeof roots === "function" ? roots() : roots
+}
+
+const contentBlocks = (content: unknown): ReadonlyArray<Record<string, unknown>> =>
+  Array.isArray(content) ? content.filter(isObject) : isObject(content) ? [content] : []
+
+/**
+ * Why a sampling request is refused before the handler sees it, if it is (DIGEST §5 and the
+ * sampling page): roles user/assistant, content present, a user message carrying tool results
+ * holds nothing else, every assistant tool use answered by the next user message, tools only
+ * when the handler supports them, `includeContext` only with `sampling.context`.
+ *
+ * @since 0.1.0
+ * @category sampling
+ */
+export const samplingProblem = (handlers: Handlers, params: Record<string, unknown>): string | undefined => {
+  const messages = params.messages
+  if (!Array.isArray(messages) || messages.length === 0) return "messages must be a non-empty array"
+  const usesTools = (Array.isArray(params.tools) && params.tools.length > 0) || params.toolChoice !== undefined
+  if (usesTools && handlers.samplingSupportsTools !== true) {
+    return "tool-enabled sampling is not supported by this client"
+  }
+  const context = params.includeContext
+  if ((context === "thisServer" || context === "allServers") && handlers.samplingContext !== true) {
+    return `includeContext "${context}" is not supported by this client`
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i]
+    if (!isObject(message)) return `message ${i} is not an object`
+    if (message.role !== "user" && message.role !== "assistant") return `message ${i} has an invalid role`
+    const blocks = contentBlocks(message.content)
+    if (blocks.length === 0) return `message ${i} has no content`
+    const results = blocks.filter((b) => b.type === "tool_result")
+    if (message.role === "user" && results.length > 0 && results.length !== blocks.length) {
+      return `message ${i} mixes tool results with other content`
+    }
+    const uses = blocks.filter((b) => b.type === "tool_use")
+    if (message.role === "assistant" && uses.length > 0) {
+      const next: unknown = messages[i + 1]
+      const answered = new Set(
+        isObject(next) && next.role === "user"
+          ? contentBlocks(next.content).filter((b) => b.type === "tool_result").map((b) => b.toolUseId)
+          : []
+      )
+      if (uses.some((use) => !answered.has(use.id))) {
+        return `a tool use of message ${i} is not answered by the next message`
+      }
+    }
+  }
+  return undefined
 }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -99,7 +178,8 @@ export const elicitResult = (params: Record<string, unknown>, answer: unknown): 
 export const serve = (
   handlers: Handlers | undefined,
   method: string,
-  params: Record<string, unknown>
+  params: Record<string, unknown>,
+  era: "legacy" | "modern" = "modern"
 ): Effect.Effect<unknown, unknown> | undefined => {
   switch (method) {
     case "elicitation/create": {
@@ -107,12 +187,36 @@ export const serve = (
       if (handler === undefined) return undefined
       const mode = params.mode === "url" ? "url" : "form"
       if (!(handlers?.elicitationModes ?? ["form"]).includes(mode)) return undefined
-      return Effect.map(handler(params), (answer) => elicitResult(params, answer))
+      // 2026-07-28 removed elicitationId: a modern server's is dropped, with a warning.
+      let request = params
+      if (mode === "url" && era === "modern" && "elicitationId" in params) {
+        const { elicitationId: _dropped, ...rest } = params
+        request = rest
+      }
+      const warning = request === params ? Effect.void : Effect.logWarning(
+        "mcp-effect: dropped the elicitationId of a 2026-07-28 URL elicitation (the revision removed it)"
+      )
+      return Effect.zipRight(warning, Effect.map(handler(request), (answer) => elicitResult(request, answer)))
     }
-    case "sampling/createMessage":
-      return handlers?.sampling === undefined ? undefined : handlers.sampling(params)
-    case "roots/list":
-      return Effect.succeed({ roots: handlers?.roots ?? [] })
+    case "sampling/createMessage": {
+      const handler = handlers?.sampling
+      if (handler === undefined) return undefined
+      const problem = samplingProblem(handlers!, params)
+      if (problem !== undefined) return Effect.fail(new InvalidInputRequest({ message: problem }))
+      const context = params.includeContext
+      return Effect.zipRight(
+        Effect.zipRight(
+          Deprecations.warnOnce("sampling"),
+          context === "thisServer" || context === "allServers" ? Deprecations.warnOnce("includeContext") : Effect.void
+        ),
+        handler(params)
+      )
+    }
+    case "roots/list": {
+      const roots = rootsOf(handlers)
+      // Empty roots never warn: nothing was used.
+      return Effect.as(roots.length === 0 ? Effect.void : Deprecations.warnOnce("roots"), { roots })
+    }
     default:
       return undefined
   }

@@ -203,6 +203,13 @@ export interface Service {
     filter: Subscription.Filter,
     options?: { readonly server?: string | undefined; readonly ackTimeout?: Duration.DurationInput | undefined }
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError | ServerNotFoundError, Scope.Scope>
+  /**
+   * Replaces the roots every server is offered and tells legacy sessions that declared roots
+   * (`notifications/roots/list_changed`). Declaring roots needs `handlers.roots` at start.
+   */
+  readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Effect.Effect<void>
+  /** The roots currently offered. */
+  readonly roots: () => ReadonlyArray<Handlers.Root>
   /** Registers a listener for every server's notifications until the scope closes. */
   readonly onNotification: (listener: NotificationListener) => Effect.Effect<void, never, Scope.Scope>
 }

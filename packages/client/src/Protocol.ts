@@ -40,7 +40,10 @@ export interface Negotiated {
  */
 export interface ClientIdentity {
   readonly clientInfo: McpSchema.Implementation
+  /** Declared on every 2026-07-28 request. */
   readonly capabilities: McpSchema.ClientCapabilities
+  /** Declared in `initialize` (the handshake revisions spell some capabilities differently). */
+  readonly legacyCapabilities?: McpSchema.ClientCapabilities | undefined
 }
 
 /**
@@ -314,7 +317,7 @@ export const legacy: Protocol = {
     Effect.gen(function*() {
       const raw = yield* peer.request("initialize", {
         protocolVersion: McpSchema.LEGACY_PROTOCOL_VERSIONS[0],
-        capabilities: identity.capabilities,
+        capabilities: identity.legacyCapabilities ?? identity.capabilities,
         clientInfo: identity.clientInfo
       }, { timeoutMs, cancellable: false })
       const result = yield* decodeInitialize(raw).pipe(

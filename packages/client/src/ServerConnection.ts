@@ -129,6 +129,11 @@ export interface ServerConnection {
     filter: Subscription.Filter,
     options?: { readonly ackTimeout?: Duration.DurationInput | undefined }
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError, Scope.Scope>
+  /**
+   * Tells a legacy session that declared roots that they changed
+   * (`notifications/roots/list_changed`); nothing on 2026-07-28 or plain HTTP.
+   */
+  readonly notifyRootsChanged: Effect.Effect<void>
   /** Continues an `input_required` request the client stopped, with the host's answers. */
   readonly resumeInputRequired: (
     error: InputRequiredError,

@@ -12,6 +12,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Deprecations from "./Deprecations.js"
 import * as Http from "./internal/http.js"
 import { summarize } from "./internal/ndjson.js"
 import { ConnectionError, ServerError } from "./McpError.js"
@@ -31,8 +32,6 @@ export interface Options extends Http.HttpOptions {
   /** Sends `ping` at this interval to keep the stream alive. */
   readonly ping?: Duration.DurationInput | undefined
 }
-
-let warned = false
 
 /**
  * Opens the event stream and waits for its `endpoint`.
@@ -116,12 +115,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
         onTimeout: () => new ConnectionError({ server, message: "no endpoint event arrived" })
       })
     )
-    if (!warned) {
-      warned = true
-      yield* Effect.logWarning(
-        `${server}: the HTTP+SSE transport is deprecated (2024-11-05); prefer Streamable HTTP`
-      )
-    }
+    yield* Deprecations.warnOnce("http+sse")
 
     const send = (message: object): Effect.Effect<void, SendError> => {
       const method = typeof (message as { method?: unknown }).method === "string"

@@ -82,3 +82,7 @@ export * as Subscription from "./Subscription.js"
  * @since 0.1.0
  */
 export * as ToolFormats from "./ToolFormats.js"
+/**
+ * @since 0.1.0
+ */
+export * as Deprecations from "./Deprecations.js"

@@ -57,6 +57,8 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly elicitationModes?: ReadonlyArray<"form" | "url"> | undefined
   /** Answers `sampling/createMessage` with a `CreateMessageResult`. */
   readonly samplingHandler?: ((params: Record<string, unknown>) => unknown) | undefined
+  /** The sampling handler accepts tool-enabled requests (declares `sampling.tools`). */
+  readonly samplingSupportsTools?: boolean | undefined
   /** The roots to offer servers. */
   readonly roots?: ReadonlyArray<Handlers.Root> | undefined
   /** A notification listener registered before connecting (sees the very first notifications). */
@@ -147,6 +149,8 @@ export interface Client {
   /** Watches a resource: `resources/subscribe` (legacy) or a listen stream (2026-07-28). */
   readonly subscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
   readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
+  /** Replaces the roots offered to servers (see `McpClient.setRoots`). */
+  readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Promise<void>
   /** Every tool, as OpenAI chat-completions `tools`. */
   readonly toOpenAITools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.OpenAITool>>
   /** Every tool, as Anthropic messages `tools`. */
@@ -276,6 +280,7 @@ export const connect = async (
     resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
     subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o)),
     unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o)),
+    setRoots: (roots) => runOn(service.setRoots(roots)),
     toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
     toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
     toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),
@@ -337,6 +342,7 @@ const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
       elicitation: options.elicitationHandler === undefined ? undefined : lift(options.elicitationHandler),
       elicitationModes: options.elicitationModes,
       sampling: options.samplingHandler === undefined ? undefined : lift(options.samplingHandler),
+      samplingSupportsTools: options.samplingSupportsTools,
       roots: options.roots
     }
 

@@ -122,6 +122,59 @@ describe("interop: resource subscriptions on server-everything (legacy)", () => 
   }, 30_000)
 })
 
+describe("interop: handlers against server-everything (legacy server requests)", () => {
+  it("answers sampling, elicitation (with schema defaults) and roots; log messages arrive", async () => {
+    const messages: Array<unknown> = []
+    const client = await connect([process.execPath, everythingBin, "stdio"], {
+      samplingHandler: () => ({
+        role: "assistant",
+        content: { type: "text", text: "sampled!" },
+        model: "test-model",
+        stopReason: "endTurn"
+      }),
+      elicitationHandler: () => ({ action: "accept", content: { name: "Ada" } }),
+      roots: [{ uri: "file:///tmp", name: "tmp" }],
+      onNotification: (_server, method, params) => {
+        if (method === "notifications/message") messages.push(params?.data)
+      }
+    })
+    try {
+      assert.include(
+        texts(await client.callTool("trigger-sampling-request", { prompt: "hi", maxTokens: 10 })).join(""),
+        "sampled!"
+      )
+      const elicited = texts(await client.callTool("trigger-elicitation-request", {})).join("")
+      assert.include(elicited, "Name: Ada")
+      assert.include(elicited, "Favorite Integer: 42")
+      assert.include(texts(await client.callTool("get-roots-list", {})).join(""), "file:///tmp")
+      await client.callTool("toggle-simulated-logging", {})
+      const deadline = Date.now() + 10_000
+      while (messages.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.isAbove(messages.length, 0)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it("server-filesystem started without a directory works from the client's roots", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-roots-"))
+    fs.writeFileSync(path.join(dir, "root.txt"), "from a root\n")
+    const client = await connect([process.execPath, filesystemBin], { roots: [{ uri: `file://${dir}`, name: "work" }] })
+    try {
+      let listing = ""
+      const deadline = Date.now() + 10_000
+      while (!listing.includes("root.txt") && Date.now() < deadline) {
+        listing = texts(await client.callTool("list_directory", { path: dir })).join("\n")
+        if (!listing.includes("root.txt")) await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      assert.include(listing, "[FILE] root.txt")
+    } finally {
+      await client.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+})
+
 describe("interop: server-filesystem over stdio (Promise facade)", () => {
   it("lists a directory, reads a file, and reports an access error as isError", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-fs-"))

@@ -1,6 +1,7 @@
 /** @internal */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { Root } from "../Handlers.js"
 import type * as McpClient from "../McpClient.js"
 import { AmbiguousToolError, ConfigError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
 import type { ConnectError } from "../McpError.js"
@@ -34,11 +35,21 @@ export const make = <R>(
         }
       }
     }
+    // One roots list for every connection, read at each roots/list (setRoots replaces it).
+    const initialRoots = options.handlers?.roots
+    let roots: ReadonlyArray<Root> = initialRoots === undefined
+      ? []
+      : typeof initialRoots === "function"
+      ? initialRoots()
+      : initialRoots
+    const handlers = options.handlers === undefined
+      ? undefined
+      : { ...options.handlers, ...(initialRoots === undefined ? {} : { roots: () => roots }) }
     const connectionOptions: ServerConnection.Options = {
       clientInfo: options.clientInfo ?? clientInfo,
       onNotification,
       maxPages: options.maxPages,
-      handlers: options.handlers,
+      handlers,
       protocol: options.protocol,
       discoverTimeout: options.discoverTimeout,
       requestMeta: options.requestMeta,
@@ -191,6 +202,12 @@ export const make = <R>(
         Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.subscribeResource(uri, callOptions)),
       unsubscribeResource: (uri, callOptions) =>
         Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.unsubscribeResource(uri, callOptions)),
+      setRoots: (next) =>
+        Effect.suspend(() => {
+          roots = [...next]
+          return Effect.forEach(servers, (c) => c.notifyRootsChanged, { discard: true })
+        }),
+      roots: () => roots,
       onNotification: (listener) =>
         Effect.acquireRelease(
           Effect.sync(() => listeners.add(listener)),

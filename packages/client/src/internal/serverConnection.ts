@@ -12,6 +12,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Deprecations from "../Deprecations.js"
 import * as Handlers from "../Handlers.js"
 import * as HeaderParams from "../HeaderParams.js"
 import {
@@ -129,7 +130,8 @@ export const make = <R>(
     const handlers = options.handlers
     const identity: Protocol.ClientIdentity = {
       clientInfo: options.clientInfo,
-      capabilities: Handlers.capabilities(handlers)
+      capabilities: Handlers.capabilities(handlers, "modern"),
+      legacyCapabilities: Handlers.capabilities(handlers, "legacy")
     }
     const hostMeta: Effect.Effect<Record<string, unknown>> = options.requestMeta === undefined
       ? Effect.succeed({})
@@ -200,13 +202,15 @@ export const make = <R>(
 
     const onRequest: RpcPeer.RequestHandler = (method, params) => {
       if (method === "ping") return Effect.succeed({})
-      const served = Handlers.serve(handlers, method, params ?? {})
+      const served = Handlers.serve(handlers, method, params ?? {}, "legacy")
       if (served === undefined) return undefined
       return Effect.catchAll(served, (error) =>
-        Effect.zipRight(
-          Effect.logWarning(`${server}: the ${method} handler failed: ${String(error)}`),
-          Effect.fail(new ServerError({ server, method, code: -32603, message: "Internal error" }))
-        ))
+        error instanceof Handlers.InvalidInputRequest
+          ? Effect.fail(new ServerError({ server, method, code: -32602, message: error.message }))
+          : Effect.zipRight(
+            Effect.logWarning(`${server}: the ${method} handler failed: ${String(error)}`),
+            Effect.fail(new ServerError({ server, method, code: -32603, message: "Internal error" }))
+          ))
     }
 
     let live: Session | undefined
@@ -451,14 +455,16 @@ export const make = <R>(
             return Effect.flatMap(
               Effect.forEach(entries, ([key, request]) => {
                 const r = request as { method: string; params?: Record<string, unknown> }
-                const served = Handlers.serve(handlers, r.method, r.params ?? {})
+                const served = Handlers.serve(handlers, r.method, r.params ?? {}, "modern")
                 if (served === undefined) return fail(`no handler for ${r.method}`, true)
                 return Effect.map(
                   Effect.catchAll(served, (error) =>
-                    Effect.zipRight(
-                      Effect.logWarning(`${server}: the ${r.method} handler failed: ${String(error)}`),
-                      fail(`the ${r.method} handler failed`, true)
-                    )),
+                    error instanceof Handlers.InvalidInputRequest
+                      ? fail(`refused ${r.method}: ${error.message}`, false)
+                      : Effect.zipRight(
+                        Effect.logWarning(`${server}: the ${r.method} handler failed: ${String(error)}`),
+                        fail(`the ${r.method} handler failed`, true)
+                      )),
                   (answer) => [key, answer] as const
                 )
               }),
@@ -895,16 +901,26 @@ export const make = <R>(
         ),
       resumeInputRequired,
       listen,
+      notifyRootsChanged: Effect.suspend(() => {
+        const s = live
+        if (
+          s === undefined || !s.peer.isOpen() || s.negotiated.era !== "legacy" || kind === "http" ||
+          identity.legacyCapabilities?.roots === undefined
+        ) return Effect.void
+        return Effect.ignore(s.peer.notify("notifications/roots/list_changed"))
+      }),
       setLogLevel: (level, requestOptions) =>
         Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
           if (s.negotiated.capabilities.logging === undefined) {
             return Effect.fail(new CapabilityError({ server, capability: "logging", method: "logging/setLevel" }))
           }
           // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta.
-          if (s.negotiated.era === "modern") {
-            return Effect.sync(() => (logLevel = level))
-          }
-          return Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
+          const set = s.negotiated.era === "modern"
+            ? Effect.sync(() => {
+              logLevel = level
+            })
+            : Effect.asVoid(send("logging/setLevel", { level }, requestOptions))
+          return Effect.zipRight(Deprecations.warnOnce("logging"), set)
         }),
       subscribeResource: (uri, requestOptions) =>
         Effect.flatMap(session, (s): Effect.Effect<void, ConnectError | CapabilityError> =>
