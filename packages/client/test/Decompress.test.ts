@@ -191,16 +191,13 @@ describe("Decompress", () => {
           let pulled = 0
           let peakRss = 0
           const rssBefore = process.memoryUsage.rss()
-          const started = performance.now()
           const body = chunks(bomb, size).pipe(Stream.tap((bytes) => Effect.sync(() => pulled += bytes.length)))
           const error = yield* failure(Stream.runForEach(
             decompressBody(body, "gzip", maxBytes, onError),
             () => Effect.sync(() => peakRss = Math.max(peakRss, process.memoryUsage.rss()))
           ))
-          const elapsed = performance.now() - started
           assert.deepStrictEqual(error, new Failed("too-large", maxBytes))
           assert.isBelow(peakRss - rssBefore, 200 * 1024 * 1024)
-          assert.isBelow(elapsed, 15_000)
           if (size < bomb.length) assert.isBelow(pulled, 1024 * 1024, "inflation is pulled, not run ahead")
         }))
     }
