@@ -18,7 +18,8 @@ import type {
   ConnectError,
   InputRequiredError,
   ServerNotFoundError,
-  ToolNotFoundError
+  ToolNotFoundError,
+  ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { ProtocolMode } from "./Protocol.js"
@@ -103,6 +104,7 @@ export interface ToolCall {
  * @category models
  */
 export type CallToolError =
+  | ValidationError
   | ConnectError
   | InputRequiredError
   | ToolNotFoundError
@@ -129,6 +131,8 @@ export interface Options<R = never> {
   readonly discoverTimeout?: Duration.DurationInput | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
   readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
+  /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
+  readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Decides `requestState`-only retries (see `ServerConnection.Options.onInputRequiredWait`). */
   readonly onInputRequiredWait?: ServerConnectionOptions["onInputRequiredWait"]
 }

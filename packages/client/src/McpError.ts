@@ -147,6 +147,20 @@ export class UnsupportedProtocolVersionError
 }
 
 /**
+ * A tool's structured result broke its `outputSchema` (in `"strict"` mode), a schema declares a
+ * JSON Schema dialect the client cannot read, or (before sending) a tool's `inputSchema` does.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+  server: Schema.String,
+  tool: Schema.String,
+  message: Schema.String,
+  errors: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })))
+}) {}
+
+/**
  * A 2026-07-28 server rejected the request's headers (-32020), still after the client
  * re-fetched `tools/list` and retried once with recomputed `Mcp-Param-*` headers.
  *
@@ -368,6 +382,7 @@ export type ConnectError =
  * @category models
  */
 export type McpError =
+  | ValidationError
   | AuthError
   | InsufficientScopeError
   | AuthorizationRequiredError
@@ -390,6 +405,7 @@ export type McpError =
   | ConfigError
 
 const tags = new Set<string>([
+  "ValidationError",
   "AuthError",
   "InsufficientScopeError",
   "AuthorizationRequiredError",

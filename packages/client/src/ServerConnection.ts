@@ -10,7 +10,8 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/serverConnection.js"
-import type { CapabilityError, ConnectError, InputRequiredError } from "./McpError.js"
+import type { JsonSchema } from "./JsonSchema.js"
+import type { CapabilityError, ConnectError, InputRequiredError, ValidationError } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
@@ -74,6 +75,10 @@ export type NotificationListener = (
  */
 export interface Options {
   readonly clientInfo: McpSchema.Implementation
+  /** Checks structured tool results against their `outputSchema` (and input dialects). */
+  readonly jsonSchema?: JsonSchema["Type"] | undefined
+  /** `"warn"` (default): a violation is logged; `"strict"`: it fails the call with `ValidationError`. */
+  readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Answers the server's requests for input; their presence derives the client capabilities. */
   readonly handlers?: Handlers.Handlers | undefined
   /** `auto` (default) probes with `server/discover` and falls back to `initialize`. */
@@ -112,7 +117,7 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError>
+  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
   /**
    * What the cache holds for a list or a read: its `ttlMs` (absent: kept until a change
    * notification), `cacheScope`, when it arrived and whether it is still fresh.

@@ -86,3 +86,7 @@ export * as ToolFormats from "./ToolFormats.js"
  * @since 0.1.0
  */
 export * as Deprecations from "./Deprecations.js"
+/**
+ * @since 0.1.0
+ */
+export * as JsonSchema from "./JsonSchema.js"

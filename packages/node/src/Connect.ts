@@ -28,6 +28,7 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as NodeChildProcess from "./NodeChildProcess.js"
+import * as NodeJsonSchema from "./NodeJsonSchema.js"
 
 /**
  * @since 0.1.0
@@ -63,6 +64,8 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly roots?: ReadonlyArray<Handlers.Root> | undefined
   /** A notification listener registered before connecting (sees the very first notifications). */
   readonly onNotification?: NotificationListener | undefined
+  /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
+  readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Least severe level logged (default `Warning`). */
   readonly logLevel?: "All" | "Debug" | "Info" | "Warning" | "Error" | "None" | undefined
 }
@@ -238,12 +241,13 @@ export const connect = async (
       servers,
       clientInfo: options.clientInfo,
       onNotification: options.onNotification,
+      validateStructuredContent: options.validateStructuredContent,
       protocol: options.protocol,
       discoverTimeout: options.discoverTimeout,
       requestMeta: requestMetaOf(options.requestMeta),
       handlers: handlersOf(options)
     }).pipe(
-      Layer.provide(Layer.merge(NodeChildProcess.layer, NodeHttpClient.layerUndici)),
+      Layer.provide(Layer.mergeAll(NodeChildProcess.layer, NodeHttpClient.layerUndici, NodeJsonSchema.layer())),
       Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
     )
   )

@@ -9,6 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
+import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
 import { ConfigError } from "@mcp-effect/client/McpError"
@@ -17,20 +18,26 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeChildProcess from "./NodeChildProcess.js"
+import * as NodeJsonSchema from "./NodeJsonSchema.js"
 
 /**
- * What the client needs from Node: file system (configuration files), server processes and an
- * HTTP client (undici's dispatcher: cheaper per request than `fetch`).
+ * What the client needs from Node: file system (configuration files), server processes, an
+ * HTTP client (undici's dispatcher: cheaper per request than `fetch`) and a JSON Schema
+ * validator with a hard deadline.
  *
  * @since 0.1.0
  * @category layers
  */
-export const platform: Layer.Layer<NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient> = Layer
-  .mergeAll(
-    NodeContext.layer,
-    NodeChildProcess.layer,
-    NodeHttpClient.layerUndici
-  )
+export const platform: Layer.Layer<
+  NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
+> = Layer.mergeAll(
+  NodeContext.layer,
+  NodeChildProcess.layer,
+  NodeHttpClient.layerUndici,
+  // Output schemas are validated in a worker with a hard deadline: a hostile pattern cannot
+  // hang the host.
+  NodeJsonSchema.layer()
+)
 
 /**
  * The configuration file's path: `MCP_CONFIG`, else `./mcp.json`.

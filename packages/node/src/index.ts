@@ -18,3 +18,7 @@ export { connect } from "./Connect.js"
  * @since 0.1.0
  */
 export { McpClientLive } from "./NodeMcpClient.js"
+/**
+ * @since 0.1.0
+ */
+export * as NodeJsonSchema from "./NodeJsonSchema.js"

@@ -1,7 +1,9 @@
 /** @internal */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { Root } from "../Handlers.js"
+import * as JsonSchema from "../JsonSchema.js"
 import type * as McpClient from "../McpClient.js"
 import { AmbiguousToolError, ConfigError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
 import type { ConnectError } from "../McpError.js"
@@ -45,7 +47,13 @@ export const make = <R>(
     const handlers = options.handlers === undefined
       ? undefined
       : { ...options.handlers, ...(initialRoots === undefined ? {} : { roots: () => roots }) }
+    // The JSON Schema engine: the host's (e.g. the Node worker with a hard deadline), else an
+    // in-process one owned by this client.
+    const provided = yield* Effect.serviceOption(JsonSchema.JsonSchema)
+    const jsonSchema = Option.isSome(provided) ? provided.value : yield* JsonSchema.make()
     const connectionOptions: ServerConnection.Options = {
+      jsonSchema,
+      validateStructuredContent: options.validateStructuredContent,
       clientInfo: options.clientInfo ?? clientInfo,
       onNotification,
       maxPages: options.maxPages,

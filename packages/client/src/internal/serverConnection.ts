@@ -20,7 +20,8 @@ import {
   InputRequiredError,
   InvalidResponseError,
   RequestTimeoutError,
-  ServerError
+  ServerError,
+  ValidationError
 } from "../McpError.js"
 import type { ConnectError, RequestError } from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
@@ -654,12 +655,110 @@ export const make = <R>(
         })
       })
 
+    const validation = options.validateStructuredContent ?? "warn"
+    const jsonSchema = options.jsonSchema
+
+    /** The definition a call goes out under: the known list, fetched once when unknown. */
+    const definitionOf = (name: string) =>
+      Effect.map(knownTools === undefined ? listTools() : Effect.succeed(knownTools), (tools) =>
+        tools.find((t) =>
+          t.name === name
+        ))
+
+    /** An input schema in a dialect the client cannot read refuses the call before it is sent. */
+    const checkInput = (tool: McpSchema.Tool | undefined): Effect.Effect<void, ValidationError> => {
+      if (jsonSchema === undefined || tool === undefined) return Effect.void
+      const dialect = jsonSchema.dialectOf(tool.inputSchema)
+      return dialect._tag === "Supported" ? Effect.void : Effect.fail(
+        new ValidationError({
+          server,
+          tool: tool.name,
+          message: `${tool.name}: the input schema declares the JSON Schema dialect ${
+            JSON.stringify(dialect.dialect)
+          }: that dialect is not supported (supported: ${dialect.supported.join(", ")})`
+        })
+      )
+    }
+
+    /** Structured content checked against the outputSchema of the definition the call went out under. */
+    const checkOutput = (
+      tool: McpSchema.Tool | undefined,
+      result: McpSchema.CallToolResult,
+      era: "legacy" | "modern"
+    ): Effect.Effect<void, ValidationError> => {
+      if (jsonSchema === undefined || tool?.outputSchema === undefined || result.isError === true) return Effect.void
+      const violation = (message: string, errors?: ReadonlyArray<{ path: string; message: string }>) =>
+        validation === "strict"
+          ? Effect.fail(new ValidationError({ server, tool: tool.name, message, ...(errors ? { errors } : {}) }))
+          : Effect.logWarning(`${server}: ${message}`)
+      const structured = result.structuredContent
+      // 2026-07-28 allows any JSON value; earlier revisions an object only.
+      const present = era === "modern"
+        ? "structuredContent" in result
+        : typeof structured === "object" && structured !== null && !Array.isArray(structured)
+      if (!present) return violation(`${tool.name} declares an outputSchema but returned no structured content`)
+      return Effect.flatMap(
+        jsonSchema.validate(tool.outputSchema, structured, {
+          cacheKey: `${server}\u0000${tool.name}\u0000${JSON.stringify(tool.outputSchema)}`
+        }),
+        (outcome): Effect.Effect<void, ValidationError> => {
+          const partial = "partial" in outcome && outcome.partial.length > 0
+            ? Effect.logWarning(
+              `${server}: validation of ${tool.name}'s output is partial: ${outcome.partial.join(", ")} only annotate`
+            )
+            : Effect.void
+          switch (outcome._tag) {
+            case "Valid":
+              return partial
+            case "Invalid":
+              return Effect.zipRight(
+                partial,
+                violation(
+                  `${tool.name} returned structured content that does not match its outputSchema: ${
+                    outcome.errors.slice(0, 5).map((e) => `${e.path || "/"} ${e.message}`).join("; ")
+                  }`,
+                  outcome.errors.map((e) => ({ path: e.path, message: e.message }))
+                )
+              )
+            case "UnsupportedDialect":
+              return Effect.fail(
+                new ValidationError({
+                  server,
+                  tool: tool.name,
+                  message: `${tool.name}: the output schema declares the JSON Schema dialect ${
+                    JSON.stringify(outcome.dialect)
+                  }: that dialect is not supported (supported: ${outcome.supported.join(", ")})`
+                })
+              )
+            case "Timeout":
+              return violation(`${tool.name}: validating its output ran past ${outcome.budgetMs} ms`)
+            case "Unusable":
+              return Effect.logWarning(
+                `${server}: ${tool.name}'s outputSchema is unusable (${outcome.reason}); not validated`
+              )
+          }
+        }
+      )
+    }
+
     const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) => {
-      const call = Effect.flatMap(paramHeaders(name, args), (headers) =>
-        withInput("tools/call", callToolParams(name, args), requestOptions, {
-          "mcp-name": HeaderParams.encodeValue(name),
-          ...headers
-        }))
+      // The definition the call goes out under is the one its result is checked against (a
+      // -32020 retry goes out, and is checked, under the refreshed one).
+      const call = Effect.flatMap(
+        jsonSchema === undefined ? Effect.succeed(undefined) : definitionOf(name),
+        (tool) =>
+          Effect.zipRight(
+            checkInput(tool),
+            Effect.flatMap(paramHeaders(name, args), (headers) =>
+              Effect.map(
+                withInput("tools/call", callToolParams(name, args), requestOptions, {
+                  "mcp-name": HeaderParams.encodeValue(name),
+                  ...headers
+                }),
+                (raw) => ({ raw, tool })
+              ))
+          )
+      )
       // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
       return call.pipe(
         Effect.catchTag("HeaderMismatchError", () =>
@@ -670,8 +769,9 @@ export const make = <R>(
             }),
             call
           )),
-        Effect.flatMap((raw) =>
-          decodeCallTool(server, "tools/call", raw)
+        Effect.flatMap(({ raw, tool }) =>
+          Effect.flatMap(decodeCallTool(server, "tools/call", raw), (result) =>
+            Effect.as(checkOutput(tool, result, live?.negotiated.era ?? "legacy"), result))
         )
       )
     }

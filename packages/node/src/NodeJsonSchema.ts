@@ -1,0 +1,46 @@
+/**
+ * `JsonSchema` on Node with a hard time budget: validation runs in a `worker_threads` worker, and
+ * a validation that passes its deadline ends in `Timeout` on time — even one stuck in a
+ * catastrophic regular expression such as `^(a+)+$` — because the worker is terminated (and a
+ * fresh one started for the next call). Costs a message round trip per validation; compiled
+ * schemas are cached in the worker, by the caller's `cacheKey` or else by schema object, and each
+ * schema crosses to the worker once.
+ *
+ * @example
+ * ```ts
+ * import * as NodeJsonSchema from "@mcp-effect/node/NodeJsonSchema"
+ *
+ * program.pipe(Effect.provide(NodeJsonSchema.layer({ budgetMs: 500 })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as JsonSchema from "@mcp-effect/client/JsonSchema"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/nodeJsonSchema.js"
+
+/**
+ * The options of `JsonSchema.make`; `budgetMs` is the hard deadline. The worker itself gives up
+ * at 90 % of it, so that a merely slow validation does not cost a new worker.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Options = JsonSchema.Options
+
+/**
+ * Starts the worker in the current scope (closing the scope terminates it).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<JsonSchema.Service, never, Scope.Scope> = internal.make
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<JsonSchema.JsonSchema> =>
+  Layer.scoped(JsonSchema.JsonSchema, make(options))
