@@ -131,6 +131,8 @@ export interface Options<R = never> {
   readonly discoverTimeout?: Duration.DurationInput | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value, or an effect run per request). */
   readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
+  /** Extensions to declare, e.g. `["io.modelcontextprotocol/tasks"]` (task results polled transparently). */
+  readonly extensions?: ReadonlyArray<string> | undefined
   /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
   readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Decides `requestState`-only retries (see `ServerConnection.Options.onInputRequiredWait`). */

@@ -79,6 +79,8 @@ export interface Options {
   readonly jsonSchema?: JsonSchema["Type"] | undefined
   /** `"warn"` (default): a violation is logged; `"strict"`: it fails the call with `ValidationError`. */
   readonly validateStructuredContent?: "warn" | "strict" | undefined
+  /** Extensions the client declares (e.g. `io.modelcontextprotocol/tasks`). */
+  readonly extensions?: ReadonlyArray<string> | undefined
   /** Answers the server's requests for input; their presence derives the client capabilities. */
   readonly handlers?: Handlers.Handlers | undefined
   /** `auto` (default) probes with `server/discover` and falls back to `initialize`. */

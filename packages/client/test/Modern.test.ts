@@ -283,3 +283,61 @@ describe("requestState-only answers (load shedding)", () => {
       assert.include(tooLong.reason, "timeout")
     }))
 })
+
+describe("tasks (2026-07-28 extension)", () => {
+  const TASKS = "io.modelcontextprotocol/tasks"
+  const created = { resultType: "task", taskId: "t-1", status: "working", pollIntervalMs: 100 }
+  const done = {
+    resultType: "complete",
+    taskId: "t-1",
+    status: "completed",
+    result: { content: [{ type: "text", text: "done" }] }
+  }
+
+  it.scoped("a task result is polled to completion, input requests answered once through tasks/update", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({
+        ...Scenarios.demo,
+        era: "dual",
+        faults: [
+          { method: "tools/call", action: "result", result: created, times: 1 },
+          {
+            method: "tasks/get",
+            action: "result",
+            result: {
+              ...created,
+              resultType: "complete",
+              status: "input_required",
+              inputRequests: { ok: { method: "elicitation/create", params: { message: "go?" } } }
+            },
+            times: 2
+          },
+          { method: "tasks/update", action: "result", result: { resultType: "complete" } },
+          { method: "tasks/get", action: "result", result: done }
+        ]
+      }, { handlers: elicit({ go: true }), extensions: [TASKS] })
+      const fiber = yield* Effect.fork(connection.callTool("echo", { message: "x" }))
+      for (let i = 0; i < 4; i++) {
+        yield* TestClock.adjust("100 millis")
+        yield* Effect.yieldNow()
+      }
+      assert.strictEqual(text(yield* Fiber.join(fiber)), "done")
+      const updates = yield* server.requests("tasks/update")
+      assert.strictEqual(updates.length, 1)
+      assert.deepStrictEqual(updates[0]!.params!.inputResponses, { ok: { action: "accept", content: { go: true } } })
+      const [call] = yield* server.requests("tools/call")
+      const capabilities =
+        (call!.params!._meta as Record<string, unknown>)["io.modelcontextprotocol/clientCapabilities"]
+      assert.deepStrictEqual((capabilities as { extensions: unknown }).extensions, { [TASKS]: {} })
+    }))
+
+  it.scoped("a task result without the extension declared is an invalid response", () =>
+    Effect.gen(function*() {
+      const { connection } = yield* connect({
+        ...Scenarios.demo,
+        era: "dual",
+        faults: [{ method: "tools/call", action: "result", result: created }]
+      })
+      assert.instanceOf(yield* Effect.flip(connection.callTool("echo", { message: "x" })), InvalidResponseError)
+    }))
+})

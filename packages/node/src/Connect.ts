@@ -64,6 +64,8 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly roots?: ReadonlyArray<Handlers.Root> | undefined
   /** A notification listener registered before connecting (sees the very first notifications). */
   readonly onNotification?: NotificationListener | undefined
+  /** Extensions to declare, e.g. `["io.modelcontextprotocol/tasks"]`. */
+  readonly extensions?: ReadonlyArray<string> | undefined
   /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
   readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Least severe level logged (default `Warning`). */
@@ -242,6 +244,7 @@ export const connect = async (
       clientInfo: options.clientInfo,
       onNotification: options.onNotification,
       validateStructuredContent: options.validateStructuredContent,
+      extensions: options.extensions,
       protocol: options.protocol,
       discoverTimeout: options.discoverTimeout,
       requestMeta: requestMetaOf(options.requestMeta),

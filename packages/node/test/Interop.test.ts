@@ -156,6 +156,20 @@ describe("interop: handlers against server-everything (legacy server requests)",
     }
   }, 30_000)
 
+  it("simulate-research-query runs as a 2025-11-25 task, its elicitation answered, to completion", async () => {
+    const client = await connect([process.execPath, everythingBin, "stdio"], {
+      elicitationHandler: () => ({ action: "accept", content: { interpretation: "technical" } })
+    })
+    try {
+      const report = await client.callTool("simulate-research-query", { topic: "effect systems", ambiguous: true }, {
+        timeout: "60 seconds"
+      })
+      assert.include(texts(report).join(""), "Clarification**: technical")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
   it("server-filesystem started without a directory works from the client's roots", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-roots-"))
     fs.writeFileSync(path.join(dir, "root.txt"), "from a root\n")

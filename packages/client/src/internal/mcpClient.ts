@@ -54,6 +54,7 @@ export const make = <R>(
     const connectionOptions: ServerConnection.Options = {
       jsonSchema,
       validateStructuredContent: options.validateStructuredContent,
+      extensions: options.extensions,
       clientInfo: options.clientInfo ?? clientInfo,
       onNotification,
       maxPages: options.maxPages,

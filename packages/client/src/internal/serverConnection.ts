@@ -37,6 +37,10 @@ import * as ResultCache from "./resultCache.js"
 const DEFAULT_TIMEOUT_MS = 30_000
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 const MAX_INPUT_ROUNDS = 10
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+const TERMINAL = new Set(["completed", "failed", "cancelled"])
+/** Poll no faster than this, whatever a server asks (and no slower than 10 s). */
+const MIN_POLL_MS = 100
 /** A stream dropped sooner than this after its acknowledgement is a crash loop: not re-opened. */
 const RESTART_MIN_INTERVAL_MS = 1_000
 
@@ -129,9 +133,13 @@ export const make = <R>(
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
     const maxPages = options.maxPages ?? 100
     const handlers = options.handlers
+    const tasksDeclared = (options.extensions ?? []).includes(TASKS_EXTENSION)
+    const extensions = (options.extensions ?? []).length === 0
+      ? {}
+      : { extensions: Object.fromEntries((options.extensions ?? []).map((id) => [id, {}])) }
     const identity: Protocol.ClientIdentity = {
       clientInfo: options.clientInfo,
-      capabilities: Handlers.capabilities(handlers, "modern"),
+      capabilities: { ...Handlers.capabilities(handlers, "modern"), ...extensions },
       legacyCapabilities: Handlers.capabilities(handlers, "legacy")
     }
     const hostMeta: Effect.Effect<Record<string, unknown>> = options.requestMeta === undefined
@@ -402,6 +410,11 @@ export const make = <R>(
               onComplete?.(inputResponses !== undefined || requestState !== undefined)
               return Effect.succeed(result)
             }
+            // The tasks extension: only tools/call may answer with a task, and only when declared.
+            if (
+              type === "invalid" && method === "tools/call" && tasksDeclared && isObject(result) &&
+              result.resultType === "task"
+            ) return Effect.succeed(result)
             if (type === "invalid") return Effect.fail(Protocol.invalidResult(server, method, result))
             const r = result as Record<string, unknown>
             const state = typeof r.requestState === "string" ? r.requestState : undefined
@@ -741,6 +754,127 @@ export const make = <R>(
       )
     }
 
+    /**
+     * Legacy (2025-11-25) task augmentation: a tool that requires it is called as a task when
+     * the server declares `tasks.requests.tools.call`.
+     */
+    const withTask = (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => {
+      const negotiated = live?.negotiated
+      const declared = negotiated?.era === "legacy" &&
+        isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
+        isObject(negotiated.capabilities.tasks.requests.tools) &&
+        negotiated.capabilities.tasks.requests.tools.call !== undefined
+      return declared && tool?.execution?.taskSupport === "required" ? { ...params, task: {} } : params
+    }
+
+    /**
+     * A task-returning tools/call is driven to its end transparently: polled at the server's
+     * pace (bounded), input requests answered through the handlers (each key once), the final
+     * CallToolResult returned. Legacy tasks end with tasks/result; modern ones carry the result.
+     */
+    const completeTask = (
+      raw: unknown,
+      requestOptions: RequestOptions | undefined
+    ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
+      const created = isObject(raw) ? raw : {}
+      const legacyTask = isObject(created.task) ? created.task : undefined
+      const modern = created.resultType === "task"
+      if (legacyTask === undefined && !modern) return Effect.succeed(raw)
+      const task = legacyTask ?? created
+      const taskId = typeof task.taskId === "string" ? task.taskId : undefined
+      if (taskId === undefined) return Effect.fail(Protocol.invalidResult(server, "tools/call", raw))
+      const answered = new Set<string>()
+      const pollMs = (t: Record<string, unknown>) => {
+        const asked = typeof t.pollIntervalMs === "number"
+          ? t.pollIntervalMs
+          : typeof t.pollInterval === "number"
+          ? t.pollInterval
+          : 1_000
+        return Math.min(Math.max(asked, MIN_POLL_MS), 10_000)
+      }
+      const headers = { "mcp-name": HeaderParams.encodeValue(taskId) }
+      const poll = (current: Record<string, unknown>): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
+        const status = current.status
+        // A legacy task that needs input delivers its requests through tasks/result, which
+        // blocks until the task ends: the handlers answer them as server requests meanwhile.
+        if (!modern && status === "input_required") {
+          return send("tasks/result", { taskId }, requestOptions, headers)
+        }
+        if (status === "completed") {
+          return modern && "result" in current
+            ? Effect.succeed(current.result)
+            : send("tasks/result", { taskId }, requestOptions, headers)
+        }
+        if (status === "failed" || status === "cancelled") {
+          const error = isObject(current.error) ? current.error : {}
+          return Effect.fail(
+            new ServerError({
+              server,
+              method: "tools/call",
+              code: typeof error.code === "number" ? error.code : -32603,
+              message: typeof error.message === "string" ? error.message : `task ${taskId} ${String(status)}`,
+              data: { taskId, status }
+            })
+          )
+        }
+        const answer = modern && status === "input_required" && isObject(current.inputRequests)
+          ? Effect.flatMap(
+            Effect.forEach(
+              Object.entries(current.inputRequests).filter(([key]) => !answered.has(key)),
+              ([key, request]) => {
+                const r = isObject(request) ? request : {}
+                const served = typeof r.method === "string"
+                  ? Handlers.serve(handlers, r.method, isObject(r.params) ? r.params : {}, "modern")
+                  : undefined
+                if (served === undefined) {
+                  return Effect.fail(
+                    new InputRequiredError({
+                      server,
+                      method: "tools/call",
+                      params: { taskId },
+                      inputRequests: current.inputRequests,
+                      resumable: false,
+                      reason: `no handler for a task's ${String(r.method)}`
+                    })
+                  )
+                }
+                return Effect.map(
+                  Effect.catchAll(served, (error) =>
+                    Effect.fail(
+                      new InputRequiredError({
+                        server,
+                        method: "tools/call",
+                        params: { taskId },
+                        inputRequests: current.inputRequests,
+                        resumable: false,
+                        reason: error instanceof Handlers.InvalidInputRequest ? error.message : "a handler failed"
+                      })
+                    )),
+                  (value) => [key, value] as const
+                )
+              }
+            ),
+            (answers) => {
+              if (answers.length === 0) return Effect.void
+              for (const [key] of answers) answered.add(key)
+              return Effect.asVoid(
+                send("tasks/update", { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions, headers)
+              )
+            }
+          )
+          : Effect.void
+        return answer.pipe(
+          Effect.zipRight(Effect.sleep(Duration.millis(pollMs(current)))),
+          Effect.zipRight(send("tasks/get", { taskId }, requestOptions, headers)),
+          Effect.flatMap((next) => {
+            const detail = isObject(next) && isObject(next.task) ? next.task : isObject(next) ? next : {}
+            return poll(detail)
+          })
+        )
+      }
+      return TERMINAL.has(String(task.status)) ? poll(task) : poll({ ...task, status: task.status ?? "working" })
+    }
+
     const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) => {
       // The definition the call goes out under is the one its result is checked against (a
       // -32020 retry goes out, and is checked, under the refreshed one).
@@ -751,7 +885,7 @@ export const make = <R>(
             checkInput(tool),
             Effect.flatMap(paramHeaders(name, args), (headers) =>
               Effect.map(
-                withInput("tools/call", callToolParams(name, args), requestOptions, {
+                withInput("tools/call", withTask(callToolParams(name, args), tool), requestOptions, {
                   "mcp-name": HeaderParams.encodeValue(name),
                   ...headers
                 }),
@@ -769,8 +903,9 @@ export const make = <R>(
             }),
             call
           )),
-        Effect.flatMap(({ raw, tool }) =>
-          Effect.flatMap(decodeCallTool(server, "tools/call", raw), (result) =>
+        Effect.flatMap(({ raw, tool }) => Effect.map(completeTask(raw, requestOptions), (final) => ({ final, tool }))),
+        Effect.flatMap(({ final, tool }) =>
+          Effect.flatMap(decodeCallTool(server, "tools/call", final), (result) =>
             Effect.as(checkOutput(tool, result, live?.negotiated.era ?? "legacy"), result))
         )
       )
