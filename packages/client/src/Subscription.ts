@@ -7,7 +7,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { RequestError } from "./McpError.js"
+import type { CapabilityError, RequestError } from "./McpError.js"
 
 /**
  * What to listen to. Every field is opt-in.
@@ -75,9 +75,10 @@ export interface Subscription {
 }
 
 /**
- * Why a subscription ended badly.
+ * Why a subscription ended badly (a restart that negotiated a legacy revision is a
+ * `CapabilityError`).
  *
  * @since 0.1.0
  * @category models
  */
-export type SubscriptionError = RequestError
+export type SubscriptionError = RequestError | CapabilityError

@@ -153,7 +153,7 @@ export const make = <R>(
     interface Listen {
       readonly acknowledge: (granted: Record<string, unknown>) => void
       readonly end: () => void
-      readonly queue: NotificationQueue.NotificationQueue<RequestError>
+      readonly queue: NotificationQueue.NotificationQueue<RequestError | CapabilityError>
     }
     const listens = new Map<number, Listen>()
     const cache = ResultCache.make()
@@ -929,11 +929,11 @@ export const make = <R>(
         }
         // The filter is copied and frozen: later edits by the caller change nothing.
         const frozen = freezeFilter(filter)
-        const queue = NotificationQueue.make<RequestError>(
+        const queue = NotificationQueue.make<RequestError | CapabilityError>(
           Subscription.MAX_PENDING_NOTIFICATIONS,
           Subscription.MAX_PENDING_NOTIFICATION_BYTES
         )
-        const acknowledged = yield* Deferred.make<Record<string, unknown>, RequestError>()
+        const acknowledged = yield* Deferred.make<Record<string, unknown>, RequestError | CapabilityError>()
         let id: number | undefined
         let active = false
         // Completed by every acknowledgement: the first one answers `listen`, later ones the
@@ -962,7 +962,7 @@ export const make = <R>(
           ? defaultTimeoutMs
           : Duration.toMillis(Duration.decode(listenOptions.ackTimeout))
         let acknowledgedAt = -Infinity
-        const failWith = (error: RequestError) =>
+        const failWith = (error: RequestError | CapabilityError) =>
           Effect.sync(() => {
             queue.fail(error)
             Deferred.unsafeDone(acknowledged, Effect.fail(error))
@@ -1002,15 +1002,13 @@ export const make = <R>(
                   const s = yield* Effect.either(session)
                   if (s._tag === "Left") return yield* failWith(s.left as RequestError)
                   if (s.right.negotiated.era !== "modern") {
-                    queue.fail(
-                      new ServerError({
+                    return yield* failWith(
+                      new CapabilityError({
                         server,
-                        method: "subscriptions/listen",
-                        code: -32601,
-                        message: "the server restarted without 2026-07-28: subscriptions ended"
+                        capability: "subscriptions/listen (2026-07-28)",
+                        method: "subscriptions/listen"
                       })
                     )
-                    return
                   }
                   nextAck = yield* Deferred.make<void>()
                   const watchAck = Deferred.await(nextAck).pipe(
