@@ -19,7 +19,6 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Http from "./internal/http.js"
 import { summarize } from "./internal/ndjson.js"
@@ -199,15 +198,15 @@ export const transport = (
     // The optional server → client stream, reconnected on a Schedule-like backoff that honours
     // the server's retry: (floored) and gives up after consecutive failures.
     const listen = (
-      first: Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> | undefined
+      first: Effect.Effect<Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure>>
     ) =>
       Effect.gen(function*() {
         let lastEventId: string | undefined
         let retryMillis: number | undefined
         let failures = 0
-        let pending = first
+        let pending: typeof first | undefined = first
         while (!closed) {
-          const opened = pending ?? (yield* Effect.either(get(lastEventId)))
+          const opened = yield* (pending ?? Effect.either(get(lastEventId)))
           pending = undefined
           if (opened._tag === "Right" && NO_STREAM.has(opened.right.status)) {
             yield* discard(opened.right)
@@ -359,11 +358,13 @@ export const transport = (
             options.getStream !== false && !listening
           ? Effect.suspend(() => {
             listening = true
-            return get(undefined).pipe(
-              Effect.either,
-              Effect.timeoutOption("2 seconds"),
-              Effect.flatMap((first) => FiberSet.run(fibers, listen(Option.getOrUndefined(first))))
-            )
+            // The first GET keeps running if it is slow: listen takes its answer rather than
+            // opening a second stream (which would pick up messages meant for a resumption).
+            return Effect.flatMap(FiberSet.run(fibers, Effect.either(get(undefined))), (first) =>
+              Effect.zipRight(
+                FiberSet.run(fibers, listen(Fiber.join(first))),
+                Effect.ignore(Effect.timeout(Fiber.await(first), "2 seconds"))
+              ))
           })
           : Effect.void
         return Effect.zipRight(
