@@ -58,6 +58,9 @@ const connectOptions = (): ConnectOptions => {
     // (`http://localhost:PORT`), which the detection table would send to auto-detection.
     transport: "streamable_http",
     readTimeout: "10 seconds",
+    // The referee starts every scenario at once: on a loaded 2-core machine the era probe
+    // needs room (a legacy server answers it at once anyway).
+    discoverTimeout: "20 seconds",
     clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" },
     logLevel: isLogLevel(level) ? level : "Warning"
   }
@@ -215,6 +218,41 @@ const connectAndList: Scenario = (run) =>
   })
 
 /**
+ * `http-standard-headers`: every kind of request whose headers are checked — tools (listed and
+ * called), resources (listed and read), prompts (listed and got).
+ */
+const everything: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await client.listTools()
+    for (const tool of tools) {
+      await client.callTool(tool.name, placeholderArguments(tool.inputSchema)).catch((error: unknown) =>
+        log(`tools/call ${tool.name} failed: ${describe(error)}`)
+      )
+    }
+    const resources = await client.listResources().catch(() => [])
+    for (const resource of resources) {
+      await client.readResource(resource.uri).catch((error: unknown) => log(`read ${resource.uri}: ${describe(error)}`))
+    }
+    const prompts = await client.listPrompts().catch(() => [])
+    for (const prompt of prompts) {
+      await client.getPrompt(prompt.name, {}).catch((error: unknown) => log(`prompt ${prompt.name}: ${describe(error)}`))
+    }
+  })
+
+/**
+ * `elicitation-sep1034-client-defaults`: the server elicits a form whose fields have defaults;
+ * the host accepts without filling them, and the client applies the schema's defaults.
+ */
+const elicitationDefaults: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await client.listTools()
+    for (const tool of tools) {
+      const result = await client.callTool(tool.name, placeholderArguments(tool.inputSchema))
+      log(`tools/call ${tool.name}: ${result.isError === true ? "isError" : "ok"}`)
+    }
+  }, { elicitationHandler: () => ({ action: "accept", content: {} }) })
+
+/**
  * The scenarios the driver knows, by the referee's name.
  *
  * @since 0.1.0
@@ -226,7 +264,9 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   "sse-retry": sseRetry,
   "http-custom-headers": contextToolCalls,
   "http-invalid-tool-headers": contextToolCalls,
-  "sep-2322-client-request-state": requestState
+  "sep-2322-client-request-state": requestState,
+  "http-standard-headers": everything,
+  "elicitation-sep1034-client-defaults": elicitationDefaults
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
