@@ -235,7 +235,9 @@ const everything: Scenario = (run) =>
     }
     const prompts = await client.listPrompts().catch(() => [])
     for (const prompt of prompts) {
-      await client.getPrompt(prompt.name, {}).catch((error: unknown) => log(`prompt ${prompt.name}: ${describe(error)}`))
+      await client.getPrompt(prompt.name, {}).catch((error: unknown) =>
+        log(`prompt ${prompt.name}: ${describe(error)}`)
+      )
     }
   })
 
