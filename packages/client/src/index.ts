@@ -90,3 +90,7 @@ export * as Deprecations from "./Deprecations.js"
  * @since 0.1.0
  */
 export * as JsonSchema from "./JsonSchema.js"
+/**
+ * @since 0.1.0
+ */
+export * as OAuth from "./OAuth.js"

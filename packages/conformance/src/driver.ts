@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import { type Client, connect, type ConnectOptions } from "@mcp-effect/node/Connect"
+import { makeOAuth } from "@mcp-effect/node/NodeOAuth"
 
 /** The referee kills a client after 30 s; give up a little earlier, with a message. */
 const deadlineMs = 25_000
@@ -211,6 +212,111 @@ const requestState: Scenario = (run) =>
     await call("test_mrtr_no_result_type")
   }, { elicitationHandler: () => ({ action: "accept", content: { confirmed: true } }) })
 
+/**
+ * The interactive step of the OAuth scenarios: the referee's mock authorization server approves
+ * at once, so following the authorization URL without redirects yields the callback URL (with
+ * `code`, `state` and possibly `iss`) in `Location`.
+ */
+const followAuthorization = async (url: URL): Promise<URL> => {
+  // A browser would let the user reload: one more try when the connection itself failed.
+  const response = await fetch(url, { redirect: "manual" }).catch(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    return fetch(url, { redirect: "manual" })
+  })
+  await response.body?.cancel()
+  const location = response.headers.get("location")
+  if (location === null) {
+    throw new Error(`the authorization endpoint answered HTTP ${response.status} without a redirect`)
+  }
+  log(`authorization redirected to ${new URL(location, url).origin}`)
+  return new URL(location, url)
+}
+
+/** The Client ID Metadata Document URL `auth/basic-cimd` expects. */
+const conformanceClientIdMetadataUrl = "https://conformance-test.local/client-metadata.json"
+
+const contextString = (run: Run, key: string): string | undefined => {
+  const value = run.context?.[key]
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * `auth/*`: the MCP server challenges with 401 (or 403 for step-up); the client discovers the
+ * authorization server, registers (pre-registered credentials from the context, a Client ID
+ * Metadata Document, or dynamic registration), authorizes, and retries. Listing and calling
+ * `test-tool` exercises the token (and step-up on `tools/call`). Client credentials scenarios
+ * get their secret or private key from the context.
+ */
+const oauthScenario: Scenario = async (run) => {
+  const clientId = contextString(run, "client_id")
+  const clientSecret = contextString(run, "client_secret")
+  const issuer = contextString(run, "issuer")
+  const privateKeyPem = contextString(run, "private_key_pem")
+  const clientCredentials = run.scenario.startsWith("auth/client-credentials") && clientId !== undefined
+  const auth = await makeOAuth({
+    serverUrl: run.url,
+    redirectUri: "http://localhost:3000/callback",
+    authorize: followAuthorization,
+    clientIdMetadataUrl: conformanceClientIdMetadataUrl,
+    clientMetadata: { clientName: "mcp-effect-conformance" },
+    onWarning: (message) => log(`oauth: ${message}`),
+    ...(clientCredentials
+      ? {
+        grant: {
+          _tag: "ClientCredentials",
+          clientId,
+          clientSecret,
+          privateKeyPem,
+          signingAlgorithm: contextString(run, "signing_algorithm")
+        }
+      }
+      : {}),
+    ...(!clientCredentials && clientId !== undefined && issuer !== undefined
+      ? { preRegistered: { clientId, clientSecret, issuer } }
+      : {})
+  })
+  const session = withClient(run, async (client) => {
+    const tools = await listTools(client)
+    for (const name of tools) {
+      const result = await client.callTool(name, {})
+      log(`tools/call ${name}: ${result.isError === true ? "isError" : "ok"}`)
+    }
+  }, {
+    auth,
+    // The first request carries the whole authorization flow (discovery, registration,
+    // authorization, token): give the era probe room for it on a loaded machine.
+    discoverTimeout: "20 seconds",
+    readTimeout: "20 seconds"
+  })
+  if (!refusalExpected.has(run.scenario)) return session
+  // Here the right outcome is a refusal: the authorization error is the scenario working.
+  try {
+    await session
+  } catch (error) {
+    if (isAuthFailure(error)) return log(`refused as expected: ${describe(error)}`)
+    throw error
+  }
+  throw new Error(`${run.scenario}: the client should have refused to proceed`)
+}
+
+/**
+ * Scenarios whose mock misbehaves on purpose (the referee's `allowClientError`): a mismatched
+ * resource or issuer, a bad `iss`, a scope that can never be granted.
+ */
+const refusalExpected: ReadonlySet<string> = new Set([
+  "auth/resource-mismatch",
+  "auth/metadata-issuer-mismatch",
+  "auth/iss-supported-missing",
+  "auth/iss-wrong-issuer",
+  "auth/iss-unexpected",
+  "auth/iss-normalized",
+  "auth/scope-retry-limit"
+])
+
+const isAuthFailure = (error: unknown): boolean =>
+  isRecord(error) &&
+  (error._tag === "AuthError" || error._tag === "InsufficientScopeError" || error._tag === "AuthorizationRequiredError")
+
 /** Any other scenario, until it gets its own entry: connect, list tools, close. */
 const connectAndList: Scenario = (run) =>
   withClient(run, async (client) => {
@@ -310,7 +416,7 @@ const main = async (): Promise<number> => {
     protocolVersion: process.env["MCP_CONFORMANCE_PROTOCOL_VERSION"],
     context: parseContext(process.env["MCP_CONFORMANCE_CONTEXT"])
   }
-  const handler = scenarios[scenario]
+  const handler = scenarios[scenario] ?? (scenario.startsWith("auth/") ? oauthScenario : undefined)
   log(
     `scenario ${scenario === "" ? "(none)" : scenario}${
       handler === undefined ? " (default: connect, list tools)" : ""

@@ -22,3 +22,11 @@ export { McpClientLive } from "./NodeMcpClient.js"
  * @since 0.1.0
  */
 export * as NodeJsonSchema from "./NodeJsonSchema.js"
+/**
+ * @since 0.1.0
+ */
+export * as NodeOAuth from "./NodeOAuth.js"
+/**
+ * @since 0.1.0
+ */
+export * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"

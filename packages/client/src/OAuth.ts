@@ -1,0 +1,226 @@
+/**
+ * OAuth 2.1 for MCP servers as an `McpAuth`: discovery (RFC 9728, RFC 8414 / OIDC), the
+ * authorization code grant with PKCE S256, RFC 8707 resource indicators, RFC 9207 issuer
+ * checks, client registration (pre-registered, Client ID Metadata Documents, RFC 7591), scope
+ * step-up, refresh, and the client credentials grant. The primitives come from `oauth4webapi`;
+ * MCP's discovery order and policy are ours.
+ *
+ * The interactive step is pluggable (`authorize`): it receives the authorization URL and
+ * returns the callback URL the authorization server redirected to. The default fails with
+ * `AuthorizationRequiredError` carrying the URL, for hosts that cannot open a browser.
+ *
+ * @example
+ * ```ts
+ * const auth = yield* OAuth.make({
+ *   serverUrl: "https://mcp.example.com/mcp",
+ *   redirectUri: "http://127.0.0.1:8976/callback",
+ *   authorize: (url) => openBrowserAndWaitForCallback(url)
+ * })
+ * const config = StreamableHttp.config({ url: "https://mcp.example.com/mcp", auth })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/oauth.js"
+import type { AuthFailure, McpAuth } from "./McpAuth.js"
+
+/**
+ * A storage backend failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class OAuthStorageError extends Schema.TaggedError<OAuthStorageError>()("OAuthStorageError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Where tokens and client registrations live between flows (and, with a persistent backend,
+ * between runs). Values are JSON-compatible.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OAuthStorage {
+  readonly get: (key: string) => Effect.Effect<unknown, OAuthStorageError>
+  readonly set: (key: string, value: unknown) => Effect.Effect<void, OAuthStorageError>
+  readonly remove: (key: string) => Effect.Effect<void, OAuthStorageError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export const OAuthStorage: Context.Tag<OAuthStorage, OAuthStorage> = internal.storageTag
+
+/**
+ * A storage that lives as long as the value.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemoryStorage: Effect.Effect<OAuthStorage> = Effect.map(
+  Ref.make(new Map<string, unknown>()),
+  (ref): OAuthStorage => ({
+    get: (key) => Effect.map(Ref.get(ref), (map) => map.get(key)),
+    set: (key, value) => Ref.update(ref, (map) => new Map(map).set(key, value)),
+    remove: (key) =>
+      Ref.update(ref, (map) => {
+        const next = new Map(map)
+        next.delete(key)
+        return next
+      })
+  })
+)
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemoryStorage: Layer.Layer<OAuthStorage> = Layer.effect(OAuthStorage, makeMemoryStorage)
+
+/**
+ * Credentials registered with an authorization server out of band. They are bound to that
+ * server's `issuer` and never shown to another.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PreRegisteredClient {
+  readonly clientId: string
+  readonly clientSecret?: string | undefined
+  /** The authorization server these credentials belong to (required: unbound credentials are refused). */
+  readonly issuer: string
+  readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none" | undefined
+}
+
+/**
+ * The client credentials grant (machine to machine): a secret (`client_secret_basic` or
+ * `client_secret_post`) or a private key (`private_key_jwt`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientCredentialsGrant {
+  readonly _tag: "ClientCredentials"
+  readonly clientId: string
+  readonly clientSecret?: string | undefined
+  /** PKCS#8 PEM private key for `private_key_jwt`. */
+  readonly privateKeyPem?: string | undefined
+  /** JWS algorithm of the private key (default `ES256`). */
+  readonly signingAlgorithm?: string | undefined
+  readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | undefined
+  /**
+   * The authorization server the credentials belong to. When absent, they are used with the
+   * one the resource names — only for hosts that trust that resource's metadata.
+   */
+  readonly issuer?: string | undefined
+  readonly scope?: string | undefined
+}
+
+/**
+ * Metadata sent in a dynamic registration (RFC 7591).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientMetadata {
+  readonly clientName?: string | undefined
+  readonly clientUri?: string | undefined
+  readonly logoUri?: string | undefined
+  readonly tosUri?: string | undefined
+  readonly policyUri?: string | undefined
+  readonly contacts?: ReadonlyArray<string> | undefined
+  /** `native` (default for loopback and private-use redirect URIs) or `web`. */
+  readonly applicationType?: "native" | "web" | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The MCP endpoint this authorization is for (the protected resource). */
+  readonly serverUrl: string
+  /** Where the authorization server sends the user back (default `http://127.0.0.1:8976/callback`). */
+  readonly redirectUri?: string | undefined
+  /**
+   * The interactive step: open `authorizationUrl`, return the URL the authorization server
+   * redirected to. Default: fail with `AuthorizationRequiredError`.
+   */
+  readonly authorize?: ((authorizationUrl: URL) => Effect.Effect<URL, AuthFailure>) | undefined
+  /** Credentials registered out of band, each bound to its issuer; tried first. */
+  readonly preRegistered?: ReadonlyArray<PreRegisteredClient> | PreRegisteredClient | undefined
+  /** An HTTPS URL (with a path) of the host's Client ID Metadata Document; used when the AS supports it. */
+  readonly clientIdMetadataUrl?: string | undefined
+  /** Metadata for dynamic registration. */
+  readonly clientMetadata?: ClientMetadata | undefined
+  /** Use the client credentials grant instead of the authorization code grant. */
+  readonly grant?: ClientCredentialsGrant | undefined
+  /** Ask for `offline_access` when the authorization server lists it (default true). */
+  readonly offlineAccess?: boolean | undefined
+  /** Re-authorizations for one set of scopes after `403 insufficient_scope` (default 2). */
+  readonly maxScopeAttempts?: number | undefined
+  /** Storage for tokens and registrations (default: the `OAuthStorage` in context, else memory). */
+  readonly storage?: OAuthStorage | undefined
+  /** Called with warnings (deprecated dynamic registration, changed redirect URIs). */
+  readonly onWarning?: ((message: string) => void) | undefined
+}
+
+/**
+ * An `McpAuth` (give it to an HTTP transport as `auth`) that can also finish an authorization a
+ * non-interactive host started: after `AuthorizationRequiredError`, open its URL, then pass the
+ * callback URL the authorization server redirected to to `complete`, and retry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OAuthClient extends McpAuth {
+  readonly complete: (callbackUrl: URL) => Effect.Effect<void, AuthFailure>
+}
+
+/**
+ * The OAuth 2.1 authorization of one MCP server. Invalid options (a redirect URI or metadata URL
+ * breaking the rules) are reported by the first flow as `AuthError`.
+ *
+ * The `HttpClient` in context is captured for the flows, so it must live as long as the returned
+ * `McpAuth`: provide it around the code that uses the connection (a scoped layer such as
+ * `NodeHttpClient.layerUndici` provided to `make` alone closes its dispatcher when `make`
+ * returns). Promise code gets this right with `NodeOAuth.makeOAuth`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<OAuthClient, never, HttpClient.HttpClient> = internal.make
+
+/**
+ * The default interactive step of hosts that cannot open a browser: fail with
+ * `AuthorizationRequiredError` carrying the URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const nonInteractive: (server: string) => (authorizationUrl: URL) => Effect.Effect<URL, AuthFailure> =
+  internal.nonInteractive
+
+/**
+ * The storage key of the registration with one authorization server.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const clientRegistrationKey = (issuer: string): string => `client:${issuer}`
+
+/**
+ * The storage key of the token for one MCP server.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const tokenKey = (serverUrl: string): string => `token:${serverUrl}`
