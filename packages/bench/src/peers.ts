@@ -1,0 +1,225 @@
+/**
+ * One connected session of any client the bench measures, behind one small interface. Ours runs
+ * its loops inside one Effect (`sequential`, `concurrent`); the Promise clients run plain
+ * `await` loops. Each client's modules are imported on first use, so a worker loads (and its
+ * RSS holds) only the client it measures.
+ *
+ * @since 0.1.0
+ */
+import type { ClientName, Endpoint } from "./common.js"
+
+/** @since 0.1.0 */
+export interface Session {
+  /** The protocol version the session negotiated. */
+  readonly era: string
+  readonly callTool: (name: string, args: Record<string, unknown>) => Promise<unknown>
+  readonly listTools: () => Promise<unknown>
+  /** `n` calls one after another. */
+  readonly sequential: (n: number, name: string, args: Record<string, unknown>) => Promise<void>
+  /** `n` calls with `inFlight` of them outstanding at any time. */
+  readonly concurrent: (n: number, inFlight: number, name: string, args: Record<string, unknown>) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const clientInfo = { name: "mcp-effect-bench", version: "0.1.0" }
+
+const promiseLoops = (
+  callTool: Session["callTool"]
+): Pick<Session, "sequential" | "concurrent"> => ({
+  sequential: async (n, name, args) => {
+    for (let i = 0; i < n; i++) await callTool(name, args)
+  },
+  concurrent: async (n, inFlight, name, args) => {
+    let started = 0
+    const lane = async () => {
+      while (started < n) {
+        started++
+        await callTool(name, args)
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(inFlight, n) }, lane))
+  }
+})
+
+const openOurs = async (endpoint: Endpoint): Promise<Session> => {
+  const [McpClient, Stdio, StreamableHttp, NodeMcpClient, Context, Effect, Exit, Layer, Scope] = await Promise.all([
+    import("@mcp-effect/client/McpClient"),
+    import("@mcp-effect/client/Stdio"),
+    import("@mcp-effect/client/StreamableHttp"),
+    import("@mcp-effect/node/NodeMcpClient"),
+    import("effect/Context"),
+    import("effect/Effect"),
+    import("effect/Exit"),
+    import("effect/Layer"),
+    import("effect/Scope")
+  ])
+  const server = endpoint.kind === "stdio"
+    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
+    : StreamableHttp.config({ name: "bench", url: endpoint.url })
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(NodeMcpClient.layer({ servers: [server], clientInfo }), scope)
+    )
+    const client = Context.get(context, McpClient.McpClient)
+    return {
+      era: client.servers[0]?.negotiated()?.protocolVersion ?? "?",
+      callTool: (name, args) => Effect.runPromise(client.callTool(name, args)),
+      listTools: () => Effect.runPromise(client.listTools()),
+      sequential: (n, name, args) => {
+        const call = client.callTool(name, args)
+        return Effect.runPromise(Effect.forEach(Array.from({ length: n }), () => call, { discard: true }))
+      },
+      concurrent: (n, inFlight, name, args) => {
+        const call = client.callTool(name, args)
+        return Effect.runPromise(
+          Effect.forEach(Array.from({ length: n }), () => call, { discard: true, concurrency: inFlight })
+        )
+      },
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
+  }
+}
+
+const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
+  const { connect } = await import("@mcp-effect/node/Connect")
+  const client = endpoint.kind === "stdio"
+    ? await connect([endpoint.command, ...endpoint.args], { name: "bench", env: endpoint.env, clientInfo })
+    : await connect(endpoint.url, { name: "bench", clientInfo })
+  const callTool = (name: string, args: Record<string, unknown>) => client.callTool(name, args)
+  return {
+    era: client.servers[0]?.protocolVersion ?? "?",
+    callTool,
+    listTools: () => client.listTools(),
+    ...promiseLoops(callTool),
+    close: () => client.close()
+  }
+}
+
+const openV1 = async (endpoint: Endpoint): Promise<Session> => {
+  const [{ Client: V1Client }, { StdioClientTransport: V1StdioTransport }, {
+    StreamableHTTPClientTransport: V1HttpTransport
+  }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+  ])
+  const client = new V1Client(clientInfo)
+  let era = "?"
+  if (endpoint.kind === "stdio") {
+    const transport = new V1StdioTransport({
+      command: endpoint.command,
+      args: [...endpoint.args],
+      env: endpoint.env,
+      stderr: "ignore"
+    })
+    // The stdio transport does not keep the negotiated version; the client hands it over here.
+    Object.assign(transport, {
+      setProtocolVersion: (version: string) => {
+        era = version
+      }
+    })
+    await client.connect(transport)
+  } else {
+    const transport = new V1HttpTransport(new URL(endpoint.url))
+    await client.connect(transport)
+    era = transport.protocolVersion ?? "?"
+  }
+  const callTool = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args })
+  return {
+    era,
+    callTool,
+    listTools: () => client.listTools(),
+    ...promiseLoops(callTool),
+    close: () => client.close()
+  }
+}
+
+const openV2 = async (endpoint: Endpoint, mode: "legacy" | "auto"): Promise<Session> => {
+  const [{ Client: V2Client, StreamableHTTPClientTransport: V2HttpTransport }, {
+    StdioClientTransport: V2StdioTransport
+  }] = await Promise.all([import("@modelcontextprotocol/client"), import("@modelcontextprotocol/client/stdio")])
+  const client = new V2Client(clientInfo, { versionNegotiation: { mode } })
+  if (endpoint.kind === "stdio") {
+    await client.connect(
+      new V2StdioTransport({ command: endpoint.command, args: [...endpoint.args], env: endpoint.env, stderr: "ignore" })
+    )
+  } else {
+    await client.connect(new V2HttpTransport(new URL(endpoint.url)))
+  }
+  const callTool = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args })
+  return {
+    era: client.getNegotiatedProtocolVersion() ?? "?",
+    callTool,
+    listTools: () => client.listTools(),
+    ...promiseLoops(callTool),
+    close: () => client.close()
+  }
+}
+
+const openRawSession = async (endpoint: Endpoint, era: "2025-11-25" | "2026-07-28"): Promise<Session> => {
+  const { openRaw } = await import("./raw.js")
+  const session = await openRaw(endpoint, era)
+  const callTool = (name: string, args: Record<string, unknown>) =>
+    session.request("tools/call", { name, arguments: args })
+  return {
+    era: session.era,
+    callTool,
+    listTools: () => session.request("tools/list", {}),
+    ...promiseLoops(callTool),
+    close: session.close
+  }
+}
+
+/**
+ * Loads the client's modules (so that timing the first connect leaves module loading out).
+ *
+ * @since 0.1.0
+ */
+export const preload = async (client: ClientName): Promise<void> => {
+  switch (client) {
+    case "ours":
+      await Promise.all([import("@mcp-effect/node/NodeMcpClient"), import("@mcp-effect/client/McpClient")])
+      return
+    case "ours-promise":
+      await import("@mcp-effect/node/Connect")
+      return
+    case "v1":
+      await import("@modelcontextprotocol/sdk/client/index.js")
+      return
+    case "v2-legacy":
+    case "v2-auto":
+      await import("@modelcontextprotocol/client")
+      return
+    case "raw":
+    case "raw-2026":
+      await import("./raw.js")
+  }
+}
+
+/**
+ * Connects `client` to `endpoint`, resolving once the handshake (or probe) is done.
+ *
+ * @since 0.1.0
+ */
+export const open = (client: ClientName, endpoint: Endpoint): Promise<Session> => {
+  switch (client) {
+    case "ours":
+      return openOurs(endpoint)
+    case "ours-promise":
+      return openOursPromise(endpoint)
+    case "v1":
+      return openV1(endpoint)
+    case "v2-legacy":
+      return openV2(endpoint, "legacy")
+    case "v2-auto":
+      return openV2(endpoint, "auto")
+    case "raw":
+      return openRawSession(endpoint, "2025-11-25")
+    case "raw-2026":
+      return openRawSession(endpoint, "2026-07-28")
+  }
+}
