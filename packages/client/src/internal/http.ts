@@ -230,6 +230,19 @@ export const readText = (
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<string, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
+    // Fast path: an uncompressed body whose declared length fits the cap is read in one go
+    // (no stream machinery per response); anything else is read as a bounded stream.
+    const encoding = response.headers["content-encoding"]
+    const declared = Number(response.headers["content-length"])
+    if ((encoding === undefined || encoding === "identity") && Number.isInteger(declared) && declared >= 0) {
+      if (declared > s.maxBodyBytes) {
+        return Effect.zipRight(
+          Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))),
+          Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
+        )
+      }
+      return Effect.mapError(response.text, (e) => transportError(s, e))
+    }
     const decoder = new TextDecoder()
     const parts: Array<string> = []
     return Effect.map(
