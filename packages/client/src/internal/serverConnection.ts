@@ -682,16 +682,21 @@ export const make = <R>(
     const checkInput = (tool: McpSchema.Tool | undefined): Effect.Effect<void, ValidationError> => {
       if (jsonSchema === undefined || tool === undefined) return Effect.void
       const dialect = jsonSchema.dialectOf(tool.inputSchema)
-      return dialect._tag === "Supported" ? Effect.void : Effect.fail(
-        new ValidationError({
-          server,
-          tool: tool.name,
-          message: `${tool.name}: the input schema declares the JSON Schema dialect ${
-            JSON.stringify(dialect.dialect)
-          }: that dialect is not supported (supported: ${dialect.supported.join(", ")})`
-        })
-      )
+      return dialect._tag === "Supported" ? Effect.void : Effect.fail(unsupportedDialect(tool.name, "input", dialect))
     }
+
+    const unsupportedDialect = (
+      tool: string,
+      which: "input" | "output",
+      dialect: { readonly dialect: string; readonly supported: ReadonlyArray<string> }
+    ) =>
+      new ValidationError({
+        server,
+        tool,
+        message: `${tool}: the ${which} schema declares the JSON Schema dialect ${
+          JSON.stringify(dialect.dialect)
+        }: that dialect is not supported (supported: ${dialect.supported.join(", ")})`
+      })
 
     /** Structured content checked against the outputSchema of the definition the call went out under. */
     const checkOutput = (
@@ -734,15 +739,7 @@ export const make = <R>(
                 )
               )
             case "UnsupportedDialect":
-              return Effect.fail(
-                new ValidationError({
-                  server,
-                  tool: tool.name,
-                  message: `${tool.name}: the output schema declares the JSON Schema dialect ${
-                    JSON.stringify(outcome.dialect)
-                  }: that dialect is not supported (supported: ${outcome.supported.join(", ")})`
-                })
-              )
+              return Effect.fail(unsupportedDialect(tool.name, "output", outcome))
             case "Timeout":
               return violation(`${tool.name}: validating its output ran past ${outcome.budgetMs} ms`)
             case "Unusable":
@@ -826,37 +823,33 @@ export const make = <R>(
                 const served = typeof r.method === "string"
                   ? Handlers.serve(handlers, r.method, isObject(r.params) ? r.params : {}, "modern")
                   : undefined
-                if (served === undefined) {
-                  return Effect.fail(
+                const stop = (reason: string) =>
+                  Effect.fail(
                     new InputRequiredError({
                       server,
                       method: "tools/call",
                       params: { taskId },
                       inputRequests: current.inputRequests,
                       resumable: false,
-                      reason: `no handler for a task's ${String(r.method)}`
+                      reason
                     })
                   )
-                }
+                if (served === undefined) return stop(`no handler for a task's ${String(r.method)}`)
                 return Effect.map(
                   Effect.catchAll(served, (error) =>
-                    Effect.fail(
-                      new InputRequiredError({
-                        server,
-                        method: "tools/call",
-                        params: { taskId },
-                        inputRequests: current.inputRequests,
-                        resumable: false,
-                        reason: error instanceof Handlers.InvalidInputRequest ? error.message : "a handler failed"
-                      })
-                    )),
-                  (value) => [key, value] as const
+                    stop(error instanceof Handlers.InvalidInputRequest ? error.message : "a handler failed")),
+                  (value) =>
+                    [key, value] as const
                 )
               }
             ),
             (answers) => {
-              if (answers.length === 0) return Effect.void
-              for (const [key] of answers) answered.add(key)
+              if (answers.length === 0) {
+                return Effect.void
+              }
+              for (const [key] of answers) {
+                answered.add(key)
+              }
               return Effect.asVoid(
                 send("tasks/update", { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions, headers)
               )
@@ -903,7 +896,9 @@ export const make = <R>(
             }),
             call
           )),
-        Effect.flatMap(({ raw, tool }) => Effect.map(completeTask(raw, requestOptions), (final) => ({ final, tool }))),
+        Effect.flatMap(({ raw, tool }) =>
+          Effect.map(completeTask(raw, requestOptions), (final) => ({ final, tool }))
+        ),
         Effect.flatMap(({ final, tool }) =>
           Effect.flatMap(decodeCallTool(server, "tools/call", final), (result) =>
             Effect.as(checkOutput(tool, result, live?.negotiated.era ?? "legacy"), result))
