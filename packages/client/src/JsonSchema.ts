@@ -213,7 +213,7 @@ export interface Limits {
  * @category models
  */
 export interface Options {
-  /** Wall-clock budget for compiling (when not cached) and validating one instance. Default 1000 ms. */
+  /** Wall-clock budget for compiling (when not cached) and validating one instance. Default 5000 ms. */
   readonly budgetMs?: number | undefined
   readonly limits?: Partial<Limits> | undefined
   /** The dialect of a schema without `$schema`. Default `"2020-12"`. */

@@ -77,7 +77,7 @@ export const defaultLimits: Limits = {
 }
 
 /** @internal */
-export const defaultBudgetMs = 1_000
+export const defaultBudgetMs = 5_000
 
 /** @internal */
 export const engineOptions = (options: Options | undefined): EngineOptions => ({
