@@ -250,7 +250,12 @@ export const connect = async (
       requestMeta: requestMetaOf(options.requestMeta),
       handlers: handlersOf(options)
     }).pipe(
-      Layer.provide(Layer.mergeAll(NodeChildProcess.layer, NodeHttpClient.layerUndici, NodeJsonSchema.layer())),
+      // Undici's global dispatcher: connections to a server are reused across connect() calls.
+      Layer.provide(Layer.mergeAll(
+        NodeChildProcess.layer,
+        NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(NodeHttpClient.dispatcherLayerGlobal)),
+        NodeJsonSchema.layer()
+      )),
       Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
     )
   )
