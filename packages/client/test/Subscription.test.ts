@@ -61,6 +61,24 @@ describe("subscriptions/listen", () => {
       assert.deepStrictEqual((yield* connection.listTools()).map((t) => t.name), ["fresh"])
     }))
 
+  it.scoped("a consumer may make requests from inside its handling of a notification", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      const seen: Array<ReadonlyArray<string>> = []
+      const consumer = yield* Effect.fork(
+        Stream.runForEach(Stream.take(subscription.notifications, 1), () =>
+          Effect.map(connection.listTools(), (tools) => {
+            seen.push(tools.map((t) =>
+              t.name
+            ))
+          }))
+      )
+      yield* server.setTools([FakeServer.tool("after", () => Effect.succeed("x"))])
+      yield* Fiber.join(consumer)
+      assert.deepStrictEqual(seen, [["after"]])
+    }))
+
   it.scoped("closing the scope cancels the listen request on the server", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* modern()
