@@ -222,3 +222,23 @@ describe("subscribeResource", () => {
       assert.instanceOf(yield* Effect.flip(connection.subscribeResource("demo://readme")), CapabilityError)
     }))
 })
+
+describe("re-opened subscriptions are revalidated", () => {
+  it.scoped("a re-acknowledgement that no longer names a watched resource ends the subscription", () =>
+    Effect.gen(function*() {
+      const definition = { ...Scenarios.demo, era: "dual" as const, subscriptions: true }
+      const server = yield* FakeServer.make(definition)
+      const connection = yield* ServerConnection.make(server.config(), options)
+      const subscription = yield* connection.listen({ resourceSubscriptions: ["demo://readme"] })
+      assert.deepStrictEqual(subscription.acknowledged.resourceSubscriptions, ["demo://readme"])
+      ;(definition as { subscriptions: boolean }).subscriptions = false
+      yield* TestClock.adjust("2 seconds")
+      yield* server.crash
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("200 millis")
+      const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+      assert.strictEqual(ended._tag, "Left")
+      assert.instanceOf((ended as { left: unknown }).left, CapabilityError)
+      assert.isFalse(subscription.isActive())
+    }))
+})

@@ -934,8 +934,32 @@ export const make = <R>(
         // Completed by every acknowledgement: the first one answers `listen`, later ones the
         // re-opens.
         let nextAck = yield* Deferred.make<void>()
+        let firstGranted: Record<string, unknown> | undefined
         const state: Listen = {
           acknowledge: (granted) => {
+            // A re-opened stream is a new listen the server may grant less: a resource it no
+            // longer names is no longer watched, and the subscription ends rather than report it.
+            const first = firstGranted
+            if (first !== undefined) {
+              const now = Array.isArray(granted.resourceSubscriptions) ? granted.resourceSubscriptions : []
+              const before = Array.isArray(first.resourceSubscriptions) ? first.resourceSubscriptions : []
+              const lost = before.filter((uri) =>
+                !now.includes(uri)
+              )
+              if (lost.length > 0) {
+                active = false
+                const error = new CapabilityError({
+                  server,
+                  capability: `resources.subscribe (${String(lost[0]).slice(0, 200)})`,
+                  method: "subscriptions/listen"
+                })
+                queue.fail(error)
+                if (id !== undefined) listens.delete(id)
+                Deferred.unsafeDone(nextAck, Effect.void)
+                return
+              }
+            }
+            firstGranted ??= structuredClone(granted)
             active = true
             Deferred.unsafeDone(acknowledged, Effect.succeed(structuredClone(granted)))
             Deferred.unsafeDone(nextAck, Effect.void)
@@ -981,9 +1005,7 @@ export const make = <R>(
           Effect.matchEffect(once, {
             onSuccess: (result) =>
               Protocol.resultTypeOf(result) === "complete"
-                ? Effect.sync(() =>
-                  state.end()
-                )
+                ? Effect.sync(() => state.end())
                 : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
             onFailure: (error) =>
               Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
