@@ -19,11 +19,13 @@ import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import type * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 const options: ServerConnection.Options = { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
 
@@ -430,5 +432,44 @@ describe("header mismatch (-32020)", () => {
       const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }))
       assert.strictEqual(error._tag, "HeaderMismatchError")
       assert.strictEqual((yield* posts(server, "tools/call")).length, 2)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+})
+
+describe("subscriptions over Streamable HTTP (2026-07-28)", () => {
+  const listening = (extra: Partial<FakeHttpServer.Options> = {}) =>
+    FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "dual", subscriptions: true }, ...extra })
+
+  it.scopedLive("each subscription is its own POST stream carrying its notifications", () =>
+    Effect.gen(function*() {
+      const server = yield* listening()
+      const connection = yield* streamable(server)
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      assert.isTrue(subscription.isActive())
+      const listen = (yield* posts(server, "subscriptions/listen"))[0]!
+      assert.strictEqual(listen.headers["mcp-method"], "subscriptions/listen")
+      yield* server.fake.setTools([])
+      const [first] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(subscription.notifications, 1)))
+      assert.strictEqual(first!.method, "notifications/tools/list_changed")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("a 4xx answer to the listen POST ends the subscription request", () =>
+    Effect.gen(function*() {
+      const server = yield* listening({ status4xx: { method: "subscriptions/listen", status: 403 } })
+      const connection = yield* streamable(server)
+      const error = yield* Effect.flip(connection.listen({ toolsListChanged: true }, { ackTimeout: "5 seconds" }))
+      assert.oneOf(error._tag, ["AuthError", "ServerError"])
+      assert.strictEqual((yield* posts(server, "subscriptions/listen")).length, 1)
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  it.scopedLive("closing the subscription closes its stream", () =>
+    Effect.gen(function*() {
+      const server = yield* listening()
+      const connection = yield* streamable(server)
+      const scope = yield* Scope.make()
+      const subscription = yield* connection.listen({ toolsListChanged: true }).pipe(Scope.extend(scope))
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(subscription.isActive())
+      const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+      assert.strictEqual(ended._tag, "Right")
     }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
 })

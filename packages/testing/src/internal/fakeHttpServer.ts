@@ -458,6 +458,15 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     }
 
     const targetStream = (session: Session, message: Message | undefined): EventStream => {
+      // A 2026-07-28 subscription's notifications go on its own listen request's stream.
+      const meta = message !== undefined && isObject(message.params) && isObject(message.params._meta)
+        ? message.params._meta
+        : undefined
+      const subscription = meta?.["io.modelcontextprotocol/subscriptionId"]
+      if (typeof subscription === "string" || typeof subscription === "number") {
+        const pending = session.pending.get(idKey(subscription))
+        if (pending?.stream !== undefined && !pending.stream.done) return pending.stream
+      }
       if (message !== undefined && message.method === "notifications/progress") {
         const token = isObject(message.params) ? message.params.progressToken : undefined
         if (token !== undefined) {
