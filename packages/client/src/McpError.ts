@@ -377,56 +377,37 @@ export type ConnectError =
   | MissingRequiredClientCapabilityError
   | HeaderMismatchError
 
+const all = [
+  ValidationError,
+  AuthError,
+  InsufficientScopeError,
+  AuthorizationRequiredError,
+  HeaderMismatchError,
+  MissingRequiredClientCapabilityError,
+  InputRequiredError,
+  ConnectionError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  TransientServerError,
+  SessionExpiredError,
+  ResponseStreamClosedError,
+  ServerError,
+  InvalidResponseError,
+  UnsupportedProtocolVersionError,
+  CapabilityError,
+  ToolNotFoundError,
+  AmbiguousToolError,
+  ServerNotFoundError,
+  ConfigError
+] as const
+
 /**
  * @since 0.1.0
  * @category models
  */
-export type McpError =
-  | ValidationError
-  | AuthError
-  | InsufficientScopeError
-  | AuthorizationRequiredError
-  | HeaderMismatchError
-  | MissingRequiredClientCapabilityError
-  | InputRequiredError
-  | ConnectionError
-  | RequestTimeoutError
-  | ResponseTooLargeError
-  | TransientServerError
-  | SessionExpiredError
-  | ResponseStreamClosedError
-  | ServerError
-  | InvalidResponseError
-  | UnsupportedProtocolVersionError
-  | CapabilityError
-  | ToolNotFoundError
-  | AmbiguousToolError
-  | ServerNotFoundError
-  | ConfigError
+export type McpError = InstanceType<typeof all[number]>
 
-const tags = new Set<string>([
-  "ValidationError",
-  "AuthError",
-  "InsufficientScopeError",
-  "AuthorizationRequiredError",
-  "HeaderMismatchError",
-  "MissingRequiredClientCapabilityError",
-  "InputRequiredError",
-  "ConnectionError",
-  "RequestTimeoutError",
-  "ResponseTooLargeError",
-  "TransientServerError",
-  "SessionExpiredError",
-  "ResponseStreamClosedError",
-  "ServerError",
-  "InvalidResponseError",
-  "UnsupportedProtocolVersionError",
-  "CapabilityError",
-  "ToolNotFoundError",
-  "AmbiguousToolError",
-  "ServerNotFoundError",
-  "ConfigError"
-])
+const tags = new Set<string>(all.map((error) => error._tag))
 
 /**
  * True for any error this library produces.
