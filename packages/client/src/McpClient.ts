@@ -9,6 +9,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/mcpClient.js"
 import type {
@@ -23,6 +24,7 @@ import type {
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { ProtocolMode } from "./Protocol.js"
+import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type {
   NotificationListener,
@@ -84,6 +86,16 @@ export interface CallOptions extends RequestOptions {
 export interface ListOptions extends RequestOptions {
   readonly server?: string | undefined
 }
+
+/**
+ * One chunk of `callToolStreaming`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolChunk =
+  | { readonly _tag: "Progress"; readonly progress: Progress }
+  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
 
 /**
  * One call of a batch.
@@ -158,6 +170,15 @@ export interface Service {
     args?: Record<string, unknown>,
     options?: CallOptions
   ) => Effect.Effect<McpSchema.CallToolResult, CallToolError>
+  /**
+   * A tool call as a stream: its progress as it arrives, then the result (validated like
+   * `callTool`'s) as the last chunk.
+   */
+  readonly callToolStreaming: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallOptions
+  ) => Stream.Stream<ToolChunk, CallToolError>
   /** Runs the calls concurrently; results in the order of the calls. Fails with the first error. */
   readonly callTools: (
     calls: ReadonlyArray<ToolCall>,

@@ -2,8 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ValidationError } from "@mcp-effect/client/McpError"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
+import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 
 const weather = (answer: unknown, extra: Record<string, unknown> = {}) =>
   FakeServer.tool("weather", () => Effect.succeed(answer as FakeServer.ToolAnswer), {
@@ -108,4 +113,28 @@ describe("structured output validation", () => {
       assert.isDefined(logs.lines.find((l) => l.includes("partial") && l.includes("format")))
     }).pipe(Effect.provide(logs.layer))
   })
+})
+
+describe("callToolStreaming", () => {
+  it.scoped("streams the call's progress, then its result as the last chunk", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const client = yield* McpClient.make({ servers: [server.config()] })
+      const fiber = yield* Effect.fork(
+        Stream.runCollect(client.callToolStreaming("progress", { steps: 2, delayMs: 5 }))
+      )
+      yield* TestClock.adjust("20 millis")
+      const chunks = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      assert.deepStrictEqual(chunks.map((c) => c._tag), ["Progress", "Progress", "Result"])
+    }))
+
+  it.scoped("a complete result chunk is validated like callTool's", () =>
+    Effect.gen(function*() {
+      const { client } = yield* setup(
+        weather({ content: [], structuredContent: { temperature: "hot" } }),
+        { validateStructuredContent: "strict" }
+      )
+      const error = yield* Effect.flip(Stream.runDrain(client.callToolStreaming("weather")))
+      assert.instanceOf(error, ValidationError)
+    }))
 })

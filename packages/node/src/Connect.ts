@@ -154,6 +154,12 @@ export interface Client {
   /** Watches a resource: `resources/subscribe` (legacy) or a listen stream (2026-07-28). */
   readonly subscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
   readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
+  /** A tool call as an async iterable: progress chunks, then the result (see `McpClient.callToolStreaming`). */
+  readonly callToolStreaming: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: McpClient.CallOptions
+  ) => AsyncIterable<McpClient.ToolChunk>
   /** Replaces the roots offered to servers (see `McpClient.setRoots`). */
   readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Promise<void>
   /** Every tool, as OpenAI chat-completions `tools`. */
@@ -273,6 +279,28 @@ export const connect = async (
     // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
+  /** A stream as an async iterable whose failures are the errors themselves. */
+  const streamOn = <A, E>(stream: Stream.Stream<A, E>): AsyncIterable<A> => ({
+    [Symbol.asyncIterator]: () => {
+      const queue: Array<IteratorResult<A>> = []
+      let failure: { readonly error: unknown } | undefined
+      let wake: (() => void) | undefined
+      const push = () => {
+        wake?.()
+        wake = undefined
+      }
+      void runOn(Stream.runForEach(stream, (value) => Effect.sync(() => (queue.push({ value, done: false }), push()))))
+        .then(() => queue.push({ value: undefined, done: true }), (error: unknown) => (failure = { error }))
+        .finally(push)
+      const next = async (): Promise<IteratorResult<A>> => {
+        while (queue.length === 0 && failure === undefined) await new Promise<void>((resolve) => (wake = resolve))
+        const item = queue.shift()
+        if (item !== undefined) return item
+        throw failure!.error
+      }
+      return { next }
+    }
+  })
   const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
     new Promise<A>((resolve, reject) => runCallback(effect, { onExit: settle(resolve, reject) }))
   const listenerScope = await Effect.runPromise(Scope.make())
@@ -293,6 +321,7 @@ export const connect = async (
     subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o)),
     unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o)),
     setRoots: (roots) => runOn(service.setRoots(roots)),
+    callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o)),
     toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
     toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
     toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),

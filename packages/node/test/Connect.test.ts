@@ -58,6 +58,22 @@ describe("connect (Promise facade)", () => {
     }
   })
 
+  it("callToolStreaming yields progress chunks, then the result", async () => {
+    const client = await connect(commandLine, { name: "demo" })
+    try {
+      const tags: Array<string> = []
+      for await (const chunk of client.callToolStreaming("progress", { steps: 2, delayMs: 5 })) tags.push(chunk._tag)
+      assert.deepStrictEqual(tags, ["Progress", "Progress", "Result"])
+      const failing = client.callToolStreaming("nope", {})
+      const error = await (async () => {
+        for await (const _ of failing) void _
+      })().catch((e: unknown) => e)
+      assert.instanceOf(error, ServerError)
+    } finally {
+      await client.close()
+    }
+  })
+
   it("delivers notifications to onNotification listeners until they are removed", async () => {
     const client = await connect(commandLine, { name: "demo" })
     try {

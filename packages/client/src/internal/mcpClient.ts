@@ -1,7 +1,9 @@
 /** @internal */
 import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { Root } from "../Handlers.js"
 import * as JsonSchema from "../JsonSchema.js"
 import type * as McpClient from "../McpClient.js"
@@ -163,6 +165,24 @@ export const make = <R>(
       listTools,
       findTool,
       callTool,
+      callToolStreaming: (name, args, callOptions) =>
+        Stream.unwrapScoped(Effect.gen(function*() {
+          const mailbox = yield* Mailbox.make<McpClient.ToolChunk, McpClient.CallToolError>()
+          yield* callTool(name, args, {
+            ...callOptions,
+            onProgress: (progress) => {
+              mailbox.unsafeOffer({ _tag: "Progress", progress })
+              callOptions?.onProgress?.(progress)
+            }
+          }).pipe(
+            Effect.matchEffect({
+              onSuccess: (result) => Effect.zipRight(mailbox.offer({ _tag: "Result", result }), mailbox.end),
+              onFailure: (error) => mailbox.fail(error)
+            }),
+            Effect.forkScoped
+          )
+          return Mailbox.toStream(mailbox)
+        })),
       callTools: (calls, requestOptions) =>
         Effect.forEach(
           calls,
