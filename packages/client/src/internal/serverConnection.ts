@@ -645,28 +645,28 @@ export const make = <R>(
         (tools) => Effect.flatMap(session, (s) => usable(tools, s))
       )
 
-    /** The `Mcp-Param-*` headers of a call on 2026-07-28 HTTP, from the tool's definition. */
-    const paramHeaders = (name: string, args: Record<string, unknown> | undefined) =>
-      Effect.flatMap(session, (s): Effect.Effect<Record<string, string>, ConnectError> => {
-        if (s.negotiated.era !== "modern" || !isHttp()) return Effect.succeed({})
-        return Effect.flatMap(knownTools === undefined ? listTools() : Effect.succeed(knownTools), (tools) => {
-          const tool = tools.find((t) => t.name === name)
-          if (tool === undefined) return Effect.succeed({})
-          const validation = HeaderParams.validate(tool.inputSchema)
-          if (!validation.valid) return Effect.succeed({})
-          const rendered = HeaderParams.render(validation.params, args ?? {})
-          if ("error" in rendered) {
-            return Effect.fail(
-              new InvalidResponseError({
-                server,
-                method: "tools/call",
-                message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
-              })
-            )
-          }
-          return Effect.succeed(rendered as Record<string, string>)
-        })
-      })
+    /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
+    const headersNeedDefinition = () => live?.negotiated.era === "modern" && isHttp()
+
+    /** The `Mcp-Param-*` headers of a call, from the tool's definition (none off 2026-07-28 HTTP). */
+    const paramHeaders = (
+      tool: McpSchema.Tool | undefined,
+      args: Record<string, unknown> | undefined
+    ): Effect.Effect<Record<string, string>, InvalidResponseError> => {
+      if (tool === undefined || !headersNeedDefinition()) return Effect.succeed({})
+      const validation = HeaderParams.validate(tool.inputSchema)
+      if (!validation.valid) return Effect.succeed({})
+      const rendered = HeaderParams.render(validation.params, args ?? {})
+      return "error" in rendered
+        ? Effect.fail(
+          new InvalidResponseError({
+            server,
+            method: "tools/call",
+            message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
+          })
+        )
+        : Effect.succeed(rendered as Record<string, string>)
+    }
 
     const validation = options.validateStructuredContent ?? "warn"
     const jsonSchema = options.jsonSchema
@@ -871,12 +871,15 @@ export const make = <R>(
     const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) => {
       // The definition the call goes out under is the one its result is checked against (a
       // -32020 retry goes out, and is checked, under the refreshed one).
+      // One lookup of the definition serves the input check, the headers and the output check.
       const call = Effect.flatMap(
-        jsonSchema === undefined ? Effect.succeed(undefined) : definitionOf(name),
+        Effect.suspend(() =>
+          jsonSchema === undefined && !headersNeedDefinition() ? Effect.succeed(undefined) : definitionOf(name)
+        ),
         (tool) =>
           Effect.zipRight(
             checkInput(tool),
-            Effect.flatMap(paramHeaders(name, args), (headers) =>
+            Effect.flatMap(paramHeaders(tool, args), (headers) =>
               Effect.map(
                 withInput("tools/call", withTask(callToolParams(name, args), tool), requestOptions, {
                   "mcp-name": HeaderParams.encodeValue(name),
