@@ -5,9 +5,12 @@
  *   mcp-effect tools | prompts | resources [--target <target>]... [--server <name>]
  *   mcp-effect call <tool> --args '{"message":"hi"}' [--target <target>]... [--server <name>]
  *   mcp-effect get-prompt <name> --args '{"name":"Ada"}' | read <uri>
+ *   mcp-effect tools --target https://example.com/mcp --oauth [--oauth-storage <file>] [--no-browser]
  *
  * A target is a URL, a command line (`npx -y @modelcontextprotocol/server-everything stdio`),
- * or `stdio://command args`; without one, commands talk to the embedded demo server.
+ * or `stdio://command args`; without one, commands talk to the embedded demo server. With
+ * `--oauth`, URL targets that challenge run the OAuth browser flow; tokens are kept in a 0600
+ * file under the user's configuration directory (or `--oauth-storage`).
  *
  * @since 0.1.0
  */
@@ -16,10 +19,12 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as Target from "@mcp-effect/client/Target"
+import * as NodeOAuth from "@mcp-effect/node/NodeOAuth"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -79,6 +84,9 @@ export interface CommonOptions {
   readonly server: Option.Option<string>
   readonly timeout: Option.Option<number>
   readonly verbose: boolean
+  readonly oauth: boolean
+  readonly oauthStorage: Option.Option<string>
+  readonly noBrowser: boolean
 }
 
 const common = {
@@ -102,7 +110,31 @@ const common = {
   verbose: Options.boolean("verbose").pipe(
     Options.withAlias("v"),
     Options.withDescription("log debug lines (server stderr, protocol details) to stderr")
+  ),
+  oauth: Options.boolean("oauth").pipe(
+    Options.withDescription(
+      "authorize with OAuth when a URL target asks for it: the authorization URL is printed and " +
+        "opened in the browser, a loopback server receives the callback"
+    )
+  ),
+  oauthStorage: Options.file("oauth-storage").pipe(
+    Options.withDescription("with --oauth: the token file (default: mcp-effect/oauth.json in the user's config dir)"),
+    Options.optional
+  ),
+  noBrowser: Options.boolean("no-browser").pipe(
+    Options.withDescription("with --oauth: print the authorization URL without opening a browser")
   )
+}
+
+/**
+ * OAuth for the URL targets, from `--oauth`, `--oauth-storage` and `--no-browser`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OAuthOptions {
+  readonly storage?: string | undefined
+  readonly openBrowser?: boolean | undefined
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -126,18 +158,28 @@ const uniqueName = (base: string, taken: Set<string>): string => {
  * @category constructors
  */
 export const configs = (
-  targets: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<ServerConfig<Target.Requirements>>, McpError.ConfigError> =>
+  targets: ReadonlyArray<string>,
+  oauth?: OAuthOptions | undefined
+): Effect.Effect<ReadonlyArray<ServerConfig<Target.Requirements>>, McpError.ConfigError, HttpClient.HttpClient> =>
   targets.length === 0
-    ? Effect.map(Demo.server, (config) => [config])
+    ? oauth === undefined
+      ? Effect.map(Demo.server, (config) => [config])
+      : Effect.fail(new McpError.ConfigError({ message: "--oauth needs a URL --target" }))
     : Effect.gen(function*() {
+      if (oauth !== undefined && !targets.some((target) => Target.detect(target).transport !== "stdio")) {
+        return yield* new McpError.ConfigError({ message: "--oauth applies to URL targets only" })
+      }
       const taken = new Set<string>()
       const result: Array<ServerConfig<Target.Requirements>> = []
       for (const target of targets) {
-        const detected = yield* Target.toConfig(target)
-        const name = uniqueName(detected.name, taken)
+        const detected = Target.detect(target)
+        const auth = oauth === undefined || detected.transport === "stdio"
+          ? undefined
+          : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })
+        const config = yield* Target.toConfig(target, { auth })
+        const name = uniqueName(config.name, taken)
         taken.add(name)
-        result.push(name === detected.name ? detected : yield* Target.toConfig(target, { name }))
+        result.push(name === config.name ? config : yield* Target.toConfig(target, { name, auth }))
       }
       return result
     })
@@ -149,12 +191,13 @@ export const configs = (
  * @category constructors
  */
 export const connect = (
-  targets: ReadonlyArray<string>
+  targets: ReadonlyArray<string>,
+  oauth?: OAuthOptions | undefined
 ): Effect.Effect<
   McpClient.Service,
   McpError.ConnectError | McpError.ConfigError,
   Scope.Scope | Target.Requirements
-> => Effect.flatMap(configs(targets), (servers) => McpClient.make({ servers }))
+> => Effect.flatMap(configs(targets, oauth), (servers) => McpClient.make({ servers }))
 
 interface Context {
   readonly client: McpClient.Service
@@ -175,8 +218,16 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   target: [...parent.target, ...own.target],
   server: Option.orElse(own.server, () => parent.server),
   timeout: Option.orElse(own.timeout, () => parent.timeout),
-  verbose: parent.verbose || own.verbose
+  verbose: parent.verbose || own.verbose,
+  oauth: parent.oauth || own.oauth,
+  oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
+  noBrowser: parent.noBrowser || own.noBrowser
 })
+
+const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
+  options.oauth
+    ? { storage: Option.getOrUndefined(options.oauthStorage), openBrowser: !options.noBrowser }
+    : undefined
 
 const connected = <A, E>(
   options: CommonOptions,
@@ -186,7 +237,7 @@ const connected = <A, E>(
   E | McpError.ConnectError | McpError.ConfigError,
   Target.Requirements
 > => {
-  const program = Effect.scoped(Effect.flatMap(connect(options.target), (client) =>
+  const program = Effect.scoped(Effect.flatMap(connect(options.target, oauthOf(options)), (client) =>
     body({
       client,
       server: Option.getOrUndefined(options.server),

@@ -11,6 +11,7 @@ import * as Cli from "./Cli.js"
 
 Cli.run(process.argv).pipe(
   Effect.provide(NodeMcpClient.platform),
-  // Cli.run reports its own failures; the runtime only sets the exit code.
-  NodeRuntime.runMain({ disableErrorReporting: true })
+  // Cli.run reports its own failures and logs to stderr; the runtime only sets the exit code (its
+  // pretty logger would write log lines to stdout, among a command's output).
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
 )

@@ -1,10 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as FakeOAuthServer from "@mcp-effect/testing/FakeOAuthServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { execFile } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
@@ -41,6 +45,35 @@ const runCli = (...args: ReadonlyArray<string>) =>
       Effect.exit
     )
     return { exit, out: out.join("\n"), err: err.join("\n") }
+  })
+
+/** Runs the CLI like `runCli`, approving every authorization URL it prints, as a user in a browser would. */
+const runCliApproving = (approve: (url: string) => void, ...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const { console, err, out } = yield* capture
+    const fiber = yield* Cli.run(["node", "mcp-effect", ...args]).pipe(
+      Effect.withConsole(console),
+      Effect.provide(NodeMcpClient.platform),
+      Effect.exit,
+      Effect.fork
+    )
+    const urls: Array<string> = []
+    let seen = 0
+    const scan = (act: boolean) => {
+      for (; seen < err.length; seen++) {
+        const url = /^Open this URL to authorize: (\S+)$/.exec(err[seen]!)?.[1]
+        if (url === undefined) continue
+        urls.push(url)
+        if (act) approve(url)
+      }
+    }
+    while (fiber.unsafePoll() === null) {
+      scan(true)
+      yield* Effect.sleep("10 millis")
+    }
+    scan(false)
+    const exit = yield* Fiber.join(fiber)
+    return { exit, out: out.join("\n"), err: err.join("\n"), urls }
   })
 
 const spawn = (args: ReadonlyArray<string>) =>
@@ -130,6 +163,49 @@ describe("mcp-effect CLI", () => {
         ambiguous.err,
         "error: AmbiguousToolError: tool \"echo\" is offered by several servers (node, node-2); pass { server }"
       )
+    }))
+
+  it.scopedLive("--oauth authorizes in the browser flow, keeps the token in --oauth-storage, and resumes it", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeOAuthServer.make
+      const dir = Fs.mkdtempSync(path.join(Os.tmpdir(), "mcp-effect-cli-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const storage = path.join(dir, "tokens.json")
+      const oauth = ["--target", server.mcpUrl, "--oauth", "--oauth-storage", storage, "--no-browser"]
+
+      const first = yield* runCliApproving(server.approve, "tools", ...oauth)
+      assert.isTrue(Exit.isSuccess(first.exit), first.err)
+      assert.include(first.out, "echo(message: string)")
+      // The URL is printed (no browser opened) and names the authorization server.
+      assert.strictEqual(first.urls.length, 1)
+      assert.isTrue(first.urls[0]!.startsWith(`${server.issuer}/authorize?`))
+      assert.strictEqual(Fs.statSync(storage).mode & 0o777, 0o600)
+
+      // A tool call needs a larger scope: a second trip through the browser, then the result.
+      const call = yield* runCliApproving(server.approve, "call", "echo", "--args", "{\"message\":\"hi\"}", ...oauth)
+      assert.isTrue(Exit.isSuccess(call.exit), call.err)
+      assert.strictEqual(call.out, "hi")
+      assert.strictEqual(call.urls.length, 1)
+
+      // The kept token (refreshed) is used: no browser at all.
+      const again = yield* runCliApproving(
+        server.approve,
+        "call",
+        "echo",
+        "--args",
+        "{\"message\":\"again\"}",
+        ...oauth
+      )
+      assert.isTrue(Exit.isSuccess(again.exit), again.err)
+      assert.strictEqual(again.out, "again")
+      assert.deepStrictEqual(again.urls, [])
+    }))
+
+  it.live("--oauth needs a URL target", () =>
+    Effect.gen(function*() {
+      const { err, exit } = yield* runCli("tools", "--oauth")
+      assert.isTrue(Exit.isFailure(exit))
+      assert.strictEqual(err, "error: ConfigError: --oauth needs a URL --target")
     }))
 
   it("prints content blocks as text and escapes control characters", () => {

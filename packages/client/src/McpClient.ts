@@ -13,6 +13,7 @@ import type * as Stream from "effect/Stream"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/mcpClient.js"
 import type {
+  AmbiguousServerError,
   AmbiguousToolError,
   CapabilityError,
   ConfigError,
@@ -30,9 +31,12 @@ import type {
   NotificationListener,
   Options as ServerConnectionOptions,
   RequestOptions,
-  ServerConnection
+  ServerConnection,
+  TaskCallOptions,
+  TaskError as ServerTaskError
 } from "./ServerConnection.js"
 import type * as Subscription from "./Subscription.js"
+import type * as Task from "./Task.js"
 
 /**
  * A tool together with the server that offers it.
@@ -124,6 +128,15 @@ export type CallToolError =
   | ServerNotFoundError
 
 /**
+ * What a task operation can fail with: a bare task id with several servers and no `server`
+ * is an `AmbiguousServerError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskError = ServerTaskError | AmbiguousServerError
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -184,6 +197,42 @@ export interface Service {
     calls: ReadonlyArray<ToolCall>,
     options?: RequestOptions
   ) => Effect.Effect<ReadonlyArray<McpSchema.CallToolResult>, CallToolError>
+  /** Starts a tool as a task on the server that offers it; see `ServerConnection.callToolAsTask`. */
+  readonly callToolAsTask: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: TaskCallOptions & { readonly server?: string | undefined }
+  ) => Effect.Effect<Task.Task, CallToolError | CapabilityError>
+  /**
+   * The task operations, routed to a handle's own server; a bare id needs `server` unless
+   * there is a single server. See `ServerConnection`.
+   */
+  readonly getTask: (
+    task: Task.Task | string,
+    options?: CallOptions
+  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
+  readonly getTaskResult: (
+    task: Task.Task | string,
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, TaskError | InputRequiredError | ValidationError>
+  readonly waitForTask: (
+    task: Task.Task | string,
+    options?: { readonly server?: string | undefined; readonly timeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<Task.Task, TaskError | InputRequiredError | ValidationError>
+  readonly cancelTask: (
+    task: Task.Task | string,
+    options?: CallOptions
+  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
+  readonly updateTask: (
+    task: Task.Task | string,
+    inputResponses: Record<string, unknown>,
+    options?: CallOptions
+  ) => Effect.Effect<void, TaskError>
+  /**
+   * 2025-11-25 `tasks/list` of `{ server }`, or of every server that declares `tasks.list`
+   * (each handle names its server).
+   */
+  readonly listTasks: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Task.Task>, TaskError>
   readonly listPrompts: (
     options?: ListOptions
   ) => Effect.Effect<ReadonlyArray<ServerPrompt>, ConnectError | ServerNotFoundError>

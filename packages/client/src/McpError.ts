@@ -217,6 +217,22 @@ export class InputRequiredError extends Schema.TaggedError<InputRequiredError>()
 }
 
 /**
+ * The server gave this task's id to a new task: the handle named a task that no longer exists
+ * there, so nothing was sent on its behalf (a replacement is never reached through an old handle).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskReplacedError extends Schema.TaggedError<TaskReplacedError>()("TaskReplacedError", {
+  server: Schema.String,
+  taskId: Schema.String
+}) {
+  override get message(): string {
+    return `task ${this.taskId} on ${this.server} was replaced by a new task with the same id`
+  }
+}
+
+/**
  * Authorization failed: the server refused the credentials and no flow could fix it, or a
  * flow failed (discovery, registration, token exchange). `reason` says which.
  *
@@ -316,6 +332,22 @@ export class AmbiguousToolError extends Schema.TaggedError<AmbiguousToolError>()
 }
 
 /**
+ * A bare id (a task id) names no server and several are configured: the client does not
+ * guess; pass `server`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AmbiguousServerError extends Schema.TaggedError<AmbiguousServerError>()("AmbiguousServerError", {
+  subject: Schema.String,
+  servers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.subject} could be on any of ${this.servers.join(", ")}; pass { server }`
+  }
+}
+
+/**
  * No configured server has that name.
  *
  * @since 0.1.0
@@ -385,6 +417,7 @@ const all = [
   HeaderMismatchError,
   MissingRequiredClientCapabilityError,
   InputRequiredError,
+  TaskReplacedError,
   ConnectionError,
   RequestTimeoutError,
   ResponseTooLargeError,
@@ -397,6 +430,7 @@ const all = [
   CapabilityError,
   ToolNotFoundError,
   AmbiguousToolError,
+  AmbiguousServerError,
   ServerNotFoundError,
   ConfigError
 ] as const

@@ -27,6 +27,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as internal from "./internal/oauth.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
@@ -142,6 +143,20 @@ export interface ClientMetadata {
 }
 
 /**
+ * An interactive step with resources of its own (a loopback callback server, say), acquired when
+ * a flow needs the user and released when that flow ends.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InteractiveStep {
+  /** Where this step receives the callback; used instead of `Options.redirectUri`. */
+  readonly redirectUri: string
+  /** Open `authorizationUrl`, return the URL the authorization server redirected to. */
+  readonly authorize: (authorizationUrl: URL) => Effect.Effect<URL, AuthFailure>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -155,6 +170,17 @@ export interface Options {
    * redirected to. Default: fail with `AuthorizationRequiredError`.
    */
   readonly authorize?: ((authorizationUrl: URL) => Effect.Effect<URL, AuthFailure>) | undefined
+  /**
+   * The interactive step as a resource acquired per flow (wins over `authorize` and
+   * `redirectUri`): e.g. `NodeOAuthBrowser.make(...)`, whose callback server listens only while
+   * a flow waits for the user.
+   */
+  readonly interactive?: Effect.Effect<InteractiveStep, AuthFailure, Scope.Scope> | undefined
+  /**
+   * Scopes (space-separated) to ask for when no challenge names any; without it, the protected
+   * resource metadata's `scopes_supported`.
+   */
+  readonly scope?: string | undefined
   /** Credentials registered out of band, each bound to its issuer; tried first. */
   readonly preRegistered?: ReadonlyArray<PreRegisteredClient> | PreRegisteredClient | undefined
   /** An HTTPS URL (with a path) of the host's Client ID Metadata Document; used when the AS supports it. */
@@ -167,7 +193,10 @@ export interface Options {
   readonly offlineAccess?: boolean | undefined
   /** Re-authorizations for one set of scopes after `403 insufficient_scope` (default 2). */
   readonly maxScopeAttempts?: number | undefined
-  /** Storage for tokens and registrations (default: the `OAuthStorage` in context, else memory). */
+  /**
+   * Storage for tokens and registrations (default: the `OAuthStorage` in context, else memory).
+   * A flow starts only after a value written to it was read back.
+   */
   readonly storage?: OAuthStorage | undefined
   /** Called with warnings (deprecated dynamic registration, changed redirect URIs). */
   readonly onWarning?: ((message: string) => void) | undefined
@@ -218,9 +247,12 @@ export const nonInteractive: (server: string) => (authorizationUrl: URL) => Effe
 export const clientRegistrationKey = (issuer: string): string => `client:${issuer}`
 
 /**
- * The storage key of the token for one MCP server.
+ * The storage key of the token in use for one MCP server or, with `issuer`, of the token that
+ * authorization server issued for it (one is kept per authorization server, and resumed when the
+ * server names that authorization server again).
  *
  * @since 0.1.0
  * @category utils
  */
-export const tokenKey = (serverUrl: string): string => `token:${serverUrl}`
+export const tokenKey = (serverUrl: string, issuer?: string): string =>
+  issuer === undefined ? `token:${serverUrl}` : `token:${serverUrl} ${issuer}`

@@ -11,12 +11,20 @@ import type * as Scope from "effect/Scope"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/serverConnection.js"
 import type { JsonSchema } from "./JsonSchema.js"
-import type { CapabilityError, ConnectError, InputRequiredError, ValidationError } from "./McpError.js"
+import type {
+  CapabilityError,
+  ConnectError,
+  InputRequiredError,
+  ServerNotFoundError,
+  TaskReplacedError,
+  ValidationError
+} from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type * as Subscription from "./Subscription.js"
+import type * as Task from "./Task.js"
 
 /**
  * Per-call options of a request.
@@ -30,6 +38,25 @@ export interface RequestOptions {
   /** Receives this call's `notifications/progress`. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
 }
+
+/**
+ * Options of `callToolAsTask`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskCallOptions extends RequestOptions {
+  /** Requested lifetime (2025-11-25 `ttl`; a 2026-07-28 server grants its own `ttlMs`). */
+  readonly ttl?: Duration.DurationInput | undefined
+}
+
+/**
+ * What a task operation can fail with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskError = ConnectError | CapabilityError | TaskReplacedError | ServerNotFoundError
 
 /**
  * What the host is told before a `requestState`-only retry.
@@ -120,6 +147,52 @@ export interface ServerConnection {
     args?: Record<string, unknown>,
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  /**
+   * Starts a tool as a task and returns its handle at once (2025-11-25: task-augmented, with
+   * `ttl`, needs `tasks.requests.tools.call`; 2026-07-28: needs the tasks extension declared,
+   * `ttl` is ignored, and a server that answers with the result yields a completed handle).
+   */
+  readonly callToolAsTask: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: TaskCallOptions
+  ) => Effect.Effect<Task.Task, ConnectError | CapabilityError | InputRequiredError | ValidationError>
+  /** `tasks/get`: the task's current state (on 2026-07-28 with its result or input requests inline). */
+  readonly getTask: (
+    task: Task.Task | string,
+    options?: RequestOptions
+  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
+  /**
+   * The tool's result: `tasks/result` on 2025-11-25 (blocks until the task ends); on 2026-07-28
+   * `tasks/get` polled until it completes (an `input_required` task stops with
+   * `InputRequiredError`: `waitForTask` answers those). A failed task is a `ServerError`.
+   */
+  readonly getTaskResult: (
+    task: Task.Task | string,
+    options?: RequestOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, TaskError | InputRequiredError | ValidationError>
+  /**
+   * Polls the task at the server's pace until it is terminal, answering its input requests
+   * through the handlers (each once); returns the terminal handle, with its result when completed.
+   * `timeout` bounds the whole wait (`RequestTimeoutError`).
+   */
+  readonly waitForTask: (
+    task: Task.Task | string,
+    options?: { readonly timeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<Task.Task, TaskError | InputRequiredError | ValidationError>
+  /** `tasks/cancel` (cooperative: the returned state may still be `working`). */
+  readonly cancelTask: (
+    task: Task.Task | string,
+    options?: RequestOptions
+  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
+  /** 2026-07-28 `tasks/update`: the host's own answers to a task's input requests. */
+  readonly updateTask: (
+    task: Task.Task | string,
+    inputResponses: Record<string, unknown>,
+    options?: RequestOptions
+  ) => Effect.Effect<void, TaskError>
+  /** 2025-11-25 `tasks/list`, every page; 2026-07-28 has none (`CapabilityError`). */
+  readonly listTasks: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<Task.Task>, TaskError>
   /**
    * What the cache holds for a list or a read: its `ttlMs` (absent: kept until a change
    * notification), `cacheScope`, when it arrived and whether it is still fresh.

@@ -41,7 +41,7 @@ export interface Options extends Http.HttpOptions {
  */
 export const transport = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
   Effect.gen(function*() {
-    const s = yield* Http.settings(server, options)
+    const s = yield* Http.settings(server, options, sink)
     const origin = Http.originOf(options.url)
     const endpoint = yield* Deferred.make<string, ConnectionError>()
     let closed = false

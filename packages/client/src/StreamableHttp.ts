@@ -14,6 +14,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -77,9 +78,12 @@ export const transport = (
 ): TransportFactory<HttpClient.HttpClient> =>
 (sink, server) =>
   Effect.gen(function*() {
-    const s = yield* Http.settings(server, options)
+    const s = yield* Http.settings(server, options, sink)
     const fibers = yield* FiberSet.make<unknown, never>()
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
+    // Failed when the transport closes: an exchange still waiting for the server's answer (a
+    // listen POST it has not accepted, say) fails with ConnectionError rather than outlive it.
+    const shut = yield* Deferred.make<never, ConnectionError>()
     let sessionId: string | undefined
     let protocolVersion: string | undefined
     let initializeId: Id | undefined
@@ -369,7 +373,10 @@ export const transport = (
           : Effect.void
         return Effect.zipRight(
           before,
-          Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true))
+          Effect.raceFirst(
+            Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true)),
+            Deferred.await(shut)
+          )
         )
           .pipe(
             Effect.catchTag(
@@ -383,6 +390,7 @@ export const transport = (
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {
         closed = true
+        Deferred.unsafeDone(shut, Effect.fail(new ConnectionError({ server, message: "the HTTP transport is closed" })))
         if (sessionId === undefined) {
           return Effect.void
         }

@@ -29,6 +29,11 @@ export interface TransportSink {
    * and could not be resumed): the request with that id fails with `error`.
    */
   readonly onRequestFailed: (id: string | number, error: TransportError) => void
+  /**
+   * The transport started (`true`) or finished (`false`) handling an authorization challenge —
+   * an OAuth flow may be waiting for a person. Request deadlines stand still meanwhile.
+   */
+  readonly onAuthorizing?: ((active: boolean) => void) | undefined
 }
 
 /**

@@ -81,6 +81,10 @@ export * as Subscription from "./Subscription.js"
 /**
  * @since 0.1.0
  */
+export * as Task from "./Task.js"
+/**
+ * @since 0.1.0
+ */
 export * as ToolFormats from "./ToolFormats.js"
 /**
  * @since 0.1.0

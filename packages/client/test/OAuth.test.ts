@@ -391,4 +391,49 @@ describe("OAuth", () => {
       assert.strictEqual(refresh.get("refresh_token"), "r1")
       assert.strictEqual(refresh.get("resource"), serverUrl)
     }))
+
+  describe("a storage that cannot keep what a flow needs fails the flow up front", () => {
+    const failing: OAuth.OAuthStorage = {
+      get: () => Effect.succeed(undefined),
+      set: () => Effect.fail(new OAuth.OAuthStorageError({ message: "read-only file system" })),
+      remove: () => Effect.void
+    }
+    const forgetful: OAuth.OAuthStorage = {
+      get: () => Effect.succeed(undefined),
+      set: () => Effect.void,
+      remove: () => Effect.void
+    }
+    for (const [name, storage] of [["failing writes", failing], ["dropping writes", forgetful]] as const) {
+      it.effect(`${name}: no registration, no redirect, a typed AuthError`, () =>
+        Effect.gen(function*() {
+          const fake = fakeAuthServer()
+          let authorized = false
+          const result = yield* Effect.either(
+            run(fake, {
+              storage,
+              authorize: (url) => {
+                authorized = true
+                return approve(goodCallback)(url)
+              }
+            }, (auth) => auth.challenge({ url: serverUrl, status: 401, wwwAuthenticate: challenge401 }))
+          )
+          assert.isTrue(Either.isLeft(result) && result.left._tag === "AuthError" && result.left.reason === "storage")
+          assert.isFalse(authorized)
+          assert.deepStrictEqual(fake.seen.filter((s) => s.method === "POST"), [])
+        }))
+    }
+
+    it.effect("client credentials: no token request", () =>
+      Effect.gen(function*() {
+        const fake = fakeAuthServer()
+        const result = yield* Effect.either(
+          run(fake, {
+            storage: failing,
+            grant: { _tag: "ClientCredentials", clientId: "m2m", clientSecret: "s", issuer }
+          }, (auth) => auth.challenge({ url: serverUrl, status: 401, wwwAuthenticate: challenge401 }))
+        )
+        assert.isTrue(Either.isLeft(result) && result.left._tag === "AuthError" && result.left.reason === "storage")
+        assert.deepStrictEqual(tokenRequests(fake.seen), [])
+      }))
+  })
 })

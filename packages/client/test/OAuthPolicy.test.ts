@@ -140,6 +140,12 @@ describe("OAuth policy", () => {
       assert.deepStrictEqual(policy.selectScopes(base), [])
     })
 
+    it("asks for the host's configured scopes before the resource's, after the challenge's", () => {
+      const configured = { ...base, configuredScopes: ["files:read"], resourceScopes: ["mcp:read"] }
+      assert.deepStrictEqual(policy.selectScopes(configured), ["files:read"])
+      assert.deepStrictEqual(policy.selectScopes({ ...configured, challengeScope: "mcp:basic" }), ["mcp:basic"])
+    })
+
     it("asks for the union of earlier and challenged scopes on step-up", () => {
       assert.deepStrictEqual(
         policy.selectScopes({ ...base, challengeScope: "mcp:write mcp:basic", previous: ["mcp:basic", "mcp:read"] }),
@@ -218,6 +224,24 @@ describe("OAuth policy", () => {
       ])
       assert.strictEqual(url.searchParams.get("tenant"), "t1")
       assert.deepStrictEqual(url.searchParams.getAll("state"), ["ours"])
+    })
+  })
+
+  describe("redirect URI of a request", () => {
+    it("keeps the registered one, except a loopback redirect whose port changed", () => {
+      const registered = "http://127.0.0.1:50123/callback"
+      assert.strictEqual(policy.redirectUriFor(undefined, "http://127.0.0.1:1/callback"), "http://127.0.0.1:1/callback")
+      assert.strictEqual(
+        policy.redirectUriFor(registered, "http://127.0.0.1:50999/callback"),
+        "http://127.0.0.1:50999/callback"
+      )
+      // Another path, host or scheme is another redirect URI: the registered one stands.
+      assert.strictEqual(policy.redirectUriFor(registered, "http://127.0.0.1:50999/other"), registered)
+      assert.strictEqual(policy.redirectUriFor(registered, "http://[::1]:50999/callback"), registered)
+      assert.strictEqual(
+        policy.redirectUriFor("https://app.example.com/cb", "https://app.example.com:8443/cb"),
+        "https://app.example.com/cb"
+      )
     })
   })
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CapabilityError, RequestTimeoutError } from "@mcp-effect/client/McpError"
+import { CapabilityError, InvalidResponseError, RequestTimeoutError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as Subscription from "@mcp-effect/client/Subscription"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Chunk from "effect/Chunk"
@@ -129,11 +130,214 @@ describe("subscriptions/listen", () => {
       assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
     }))
 
+  it.scoped("unsupported is read from the acknowledgement's values, not its keys", () =>
+    Effect.gen(function*() {
+      const { connection } = yield* modern({
+        faults: [{
+          method: "subscriptions/listen",
+          action: "acknowledge",
+          notifications: {
+            toolsListChanged: false,
+            promptsListChanged: true,
+            resourceSubscriptions: [],
+            taskIds: ["someone-else"]
+          }
+        }]
+      })
+      const subscription = yield* connection.listen({
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourceSubscriptions: ["demo://readme"],
+        taskIds: ["t-1"]
+      })
+      assert.deepStrictEqual(subscription.unsupported, ["toolsListChanged", "resourceSubscriptions", "taskIds"])
+      assert.deepStrictEqual(subscription.acknowledged, {
+        toolsListChanged: false,
+        promptsListChanged: true,
+        resourceSubscriptions: [],
+        taskIds: ["someone-else"]
+      })
+    }))
+
+  it.scoped("a server's notifications/cancelled naming the listen request ends it gracefully", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      const collected = yield* Effect.fork(Stream.runCollect(subscription.notifications))
+      yield* server.setTools([])
+      yield* server.cancelListens
+      const seen = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+      assert.deepStrictEqual(seen.map((n) => n.method), ["notifications/tools/list_changed"])
+      assert.isFalse(subscription.isActive())
+      // Ended, not dropped: nothing is re-opened.
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+    }))
+
+  for (
+    const [label, result] of [
+      ["an unknown resultType", { resultType: "mystery" }],
+      ["a scalar result", 42],
+      ["a missing (null) result", null],
+      ["input_required", { resultType: "input_required", inputRequests: {} }]
+    ] as const
+  ) {
+    it.scoped(`a closing response with ${label} fails the subscription with InvalidResponseError`, () =>
+      Effect.gen(function*() {
+        const { connection, server } = yield* modern({
+          faults: [{ method: "subscriptions/listen", action: "result", result }]
+        })
+        const subscription = yield* connection.listen({ toolsListChanged: true })
+        const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+        assert.strictEqual(ended._tag, "Left")
+        assert.instanceOf((ended as { left: unknown }).left, InvalidResponseError)
+        assert.isFalse(subscription.isActive())
+        yield* TestClock.adjust("1 minute")
+        assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+      }))
+  }
+
+  it.scoped("a re-opened listen must be acknowledged within ackTimeout too", () =>
+    Effect.gen(function*() {
+      const faults: Array<FakeServer.Fault> = []
+      const { connection, server } = yield* modern({ faults })
+      const subscription = yield* connection.listen({ toolsListChanged: true }, { ackTimeout: "3 seconds" })
+      yield* TestClock.adjust("2 seconds")
+      faults.push({ method: "subscriptions/listen", action: "silence" })
+      yield* server.crash
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("200 millis")
+      yield* Effect.yieldNow()
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
+      assert.isFalse(subscription.isActive())
+      const ended = yield* Effect.fork(Effect.either(Stream.runDrain(subscription.notifications)))
+      yield* TestClock.adjust("3 seconds")
+      const result = yield* Fiber.join(ended)
+      assert.strictEqual(result._tag, "Left")
+      assert.instanceOf((result as { left: unknown }).left, RequestTimeoutError)
+      // The unanswered re-open was cancelled on the server.
+      const [, reopened] = yield* server.requests("subscriptions/listen")
+      assert.deepStrictEqual(
+        (yield* server.requests("notifications/cancelled")).map((r) => r.params?.requestId),
+        [reopened!.id]
+      )
+    }))
+
+  it.scoped("a restart that negotiates a legacy revision ends the subscription with CapabilityError", () =>
+    Effect.gen(function*() {
+      const definition: { -readonly [K in keyof FakeServer.Definition]: FakeServer.Definition[K] } = {
+        ...Scenarios.demo,
+        era: "dual",
+        subscriptions: true
+      }
+      const server = yield* FakeServer.make(definition)
+      const connection = yield* ServerConnection.make(server.config(), options)
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* TestClock.adjust("2 seconds")
+      definition.era = "legacy"
+      yield* server.crash
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("200 millis")
+      const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+      assert.strictEqual(ended._tag, "Left")
+      assert.instanceOf((ended as { left: unknown }).left, CapabilityError)
+      assert.strictEqual(yield* server.connections, 2)
+      assert.strictEqual(connection.negotiated()!.era, "legacy")
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+    }))
+
+  it.scoped("a connection the host closes ends its subscriptions: no restart, not a crash", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: true })
+      const connectionScope = yield* Scope.make()
+      const connection = yield* ServerConnection.make(server.config(), options).pipe(Scope.extend(connectionScope))
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* TestClock.adjust("2 seconds")
+      yield* Scope.close(connectionScope, Exit.void)
+      const ended = yield* Effect.fork(Effect.either(Stream.runDrain(subscription.notifications)))
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* Fiber.join(ended))._tag, "Right")
+      assert.isFalse(subscription.isActive())
+      assert.strictEqual(yield* server.connections, 1)
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+    }))
+
+  it.scoped("a connection the host closes right after the acknowledgement is not a crash loop either", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: true })
+      const connectionScope = yield* Scope.make()
+      const connection = yield* ServerConnection.make(server.config(), options).pipe(Scope.extend(connectionScope))
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* Scope.close(connectionScope, Exit.void)
+      const ended = yield* Effect.fork(Effect.either(Stream.runDrain(subscription.notifications)))
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* Fiber.join(ended))._tag, "Right")
+      assert.strictEqual(yield* server.connections, 1)
+    }))
+
   it.scoped("a legacy server has no listen: CapabilityError", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make(Scenarios.demo)
       const connection = yield* ServerConnection.make(server.config(), options)
       assert.instanceOf(yield* Effect.flip(connection.listen({ toolsListChanged: true })), CapabilityError)
+    }))
+})
+
+describe("a slow consumer of a subscription", () => {
+  const watching = (uris: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscription = yield* connection.listen({ resourceSubscriptions: uris })
+      return { server, subscription }
+    })
+  const drain = (subscription: Subscription.Subscription) =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      yield* subscription.close
+      yield* Stream.runForEach(subscription.notifications, (n) => Effect.sync(() => seen.push(n.params?.uri)))
+      return seen
+    })
+
+  it.scoped("loses repeats of a busy resource, never the only update of a quiet one (count)", () =>
+    Effect.gen(function*() {
+      const { server, subscription } = yield* watching(["demo://quiet", "demo://busy"])
+      yield* server.publish("notifications/resources/updated", { uri: "demo://quiet" })
+      for (let i = 0; i < Subscription.MAX_PENDING_NOTIFICATIONS + 10; i++) {
+        yield* server.publish("notifications/resources/updated", { uri: "demo://busy" })
+      }
+      assert.strictEqual(subscription.pendingNotifications(), Subscription.MAX_PENDING_NOTIFICATIONS)
+      assert.strictEqual(subscription.droppedNotifications(), 11)
+      const seen = yield* drain(subscription)
+      assert.strictEqual(seen.filter((uri) => uri === "demo://quiet").length, 1)
+      assert.strictEqual(seen.length, Subscription.MAX_PENDING_NOTIFICATIONS)
+    }))
+
+  it.scoped("loses repeats of a busy resource, never the only update of a quiet one (bytes)", () =>
+    Effect.gen(function*() {
+      const { server, subscription } = yield* watching(["demo://quiet", "demo://busy"])
+      const pad = "x".repeat(64 * 1024)
+      yield* server.publish("notifications/resources/updated", { uri: "demo://quiet" })
+      for (let i = 0; i < 100; i++) {
+        yield* server.publish("notifications/resources/updated", { uri: "demo://busy", pad })
+      }
+      assert.isAtMost(subscription.pendingNotificationBytes(), Subscription.MAX_PENDING_NOTIFICATION_BYTES)
+      assert.isBelow(subscription.pendingNotifications(), 100)
+      assert.isAbove(subscription.droppedNotifications(), 0)
+      const seen = yield* drain(subscription)
+      assert.strictEqual(seen.filter((uri) => uri === "demo://quiet").length, 1)
+      assert.strictEqual(seen.length + subscription.droppedNotifications(), 101)
+    }))
+
+  it.scoped("still receives one payload larger than the whole byte budget, without it evicting others", () =>
+    Effect.gen(function*() {
+      const { server, subscription } = yield* watching(["demo://small", "demo://huge"])
+      yield* server.publish("notifications/resources/updated", { uri: "demo://small" })
+      yield* server.publish("notifications/resources/updated", {
+        uri: "demo://huge",
+        pad: "x".repeat(Subscription.MAX_PENDING_NOTIFICATION_BYTES + 1)
+      })
+      assert.strictEqual(subscription.droppedNotifications(), 0)
+      assert.deepStrictEqual(yield* drain(subscription), ["demo://small", "demo://huge"])
     }))
 })
 
@@ -213,6 +417,17 @@ describe("subscribeResource", () => {
       assert.deepStrictEqual((yield* server.requests("notifications/cancelled")).map((r) => r.params?.requestId), [
         listen!.id
       ])
+    }))
+
+  it.scoped("a watch the server ended is forgotten: subscribing again opens a new listen", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: true })
+      const connection = yield* ServerConnection.make(server.config(), options)
+      yield* connection.subscribeResource("demo://readme")
+      yield* server.endListens
+      yield* TestClock.adjust("1 second")
+      yield* connection.subscribeResource("demo://readme")
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
     }))
 
   it.scoped("fails when the acknowledgement does not name the URI", () =>

@@ -13,8 +13,10 @@ import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
+import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Target from "@mcp-effect/client/Target"
+import type * as Task from "@mcp-effect/client/Task"
 import * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
@@ -29,6 +31,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
+import * as NodeOAuth from "./NodeOAuth.js"
 
 /**
  * @since 0.1.0
@@ -70,6 +73,12 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Least severe level logged (default `Warning`). */
   readonly logLevel?: "All" | "Debug" | "Info" | "Warning" | "Error" | "None" | undefined
+  /**
+   * OAuth for the URL targets (stdio has none): `true` runs the browser flow with defaults, or
+   * settings such as `clientId`, `scope`, `redirectUri`, `storage` (see `NodeOAuth.Settings`).
+   * Tokens go to `NodeOAuth.defaultStoragePath()` unless `storage` says otherwise. Excludes `auth`.
+   */
+  readonly oauth?: true | NodeOAuth.Settings | undefined
 }
 
 /**
@@ -151,6 +160,33 @@ export interface Client {
     listener: (notification: Subscription.Notification) => void,
     options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput }
   ) => Promise<SubscriptionHandle>
+  /** Starts a tool as a task and returns its handle at once (see `McpClient.callToolAsTask`). */
+  readonly callToolAsTask: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: ServerConnectionModule.TaskCallOptions & { readonly server?: string }
+  ) => Promise<Task.Task>
+  /**
+   * Drives a task to its end at the server's pace, answering its input requests through the
+   * handlers; resolves with the terminal handle (`result` set when it completed).
+   */
+  readonly waitForTask: (
+    task: Task.Task | string,
+    options?: { readonly server?: string; readonly timeout?: Duration.DurationInput }
+  ) => Promise<Task.Task>
+  readonly getTask: (task: Task.Task | string, options?: McpClient.CallOptions) => Promise<Task.Task>
+  readonly getTaskResult: (
+    task: Task.Task | string,
+    options?: McpClient.CallOptions
+  ) => Promise<McpSchema.CallToolResult>
+  readonly cancelTask: (task: Task.Task | string, options?: McpClient.CallOptions) => Promise<Task.Task>
+  readonly updateTask: (
+    task: Task.Task | string,
+    inputResponses: Record<string, unknown>,
+    options?: McpClient.CallOptions
+  ) => Promise<void>
+  /** 2025-11-25 `tasks/list` (2026-07-28 has none). */
+  readonly listTasks: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<Task.Task>>
   /** Watches a resource: `resources/subscribe` (legacy) or a listen stream (2026-07-28). */
   readonly subscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
   readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
@@ -223,7 +259,10 @@ export const configsFor = (
   const taken = new Map<string, number>()
   return Effect.forEach(list, (target) =>
     Effect.map(
-      Target.toConfig(target, options),
+      Effect.flatMap(
+        authFor(target, options),
+        (auth) => Target.toConfig(target, auth === undefined ? options : { ...options, auth })
+      ),
       (config) => {
         // Names derived from targets are made unique: `node`, `node-2`, …
         const seen = (taken.get(config.name) ?? 0) + 1
@@ -322,6 +361,13 @@ export const connect = async (
     unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o)),
     setRoots: (roots) => runOn(service.setRoots(roots)),
     callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o)),
+    callToolAsTask: (name, args, o) => runOn(service.callToolAsTask(name, args, o)),
+    waitForTask: (task, o) => runOn(service.waitForTask(task, o)),
+    getTask: (task, o) => runOn(service.getTask(task, o)),
+    getTaskResult: (task, o) => runOn(service.getTaskResult(task, o)),
+    cancelTask: (task, o) => runOn(service.cancelTask(task, o)),
+    updateTask: (task, inputResponses, o) => runOn(service.updateTask(task, inputResponses, o)),
+    listTasks: (o) => runOn(service.listTasks(o)),
     toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
     toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
     toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),
@@ -367,6 +413,16 @@ export const connect = async (
       await runtime.dispose()
     }
   }
+}
+
+/** The OAuth of a URL target when `oauth` is set. */
+const authFor = (target: Target.Target, options: ConnectOptions) => {
+  if (options.oauth === undefined) return Effect.succeed(undefined)
+  if (options.auth !== undefined) return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
+  const detected = Target.detect(target)
+  return detected.transport === "stdio"
+    ? Effect.succeed(undefined)
+    : NodeOAuth.fromSettingsGlobal(detected.url, options.oauth)
 }
 
 const detectsSse = (target: Target.Target, options: ConnectOptions) =>

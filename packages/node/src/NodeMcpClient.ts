@@ -17,8 +17,10 @@ import type { ConnectError } from "@mcp-effect/client/McpError"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Path from "node:path"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
+import * as NodeOAuth from "./NodeOAuth.js"
 
 /**
  * What the client needs from Node: file system (configuration files), server processes, an
@@ -48,7 +50,9 @@ export const platform: Layer.Layer<
 export const configPath: Config.Config<string> = Config.string("MCP_CONFIG").pipe(Config.withDefault("mcp.json"))
 
 /**
- * A client for the servers of the configuration file at `path`.
+ * A client for the servers of the configuration file at `path`. Entries with `oauth` get
+ * `NodeOAuth.fromSettings` (browser flow, tokens in a 0600 file; a relative `storage` path is
+ * relative to the file).
  *
  * @since 0.1.0
  * @category layers
@@ -58,7 +62,12 @@ export const fromFile = (
   options?: Omit<McpClient.Options, "servers">
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.unwrapScoped(
-    Effect.map(McpConfig.load(path), (servers) => McpClient.layer({ ...options, servers }))
+    Effect.map(
+      McpConfig.load(path, {
+        oauth: (entry) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
+      }),
+      (servers) => McpClient.layer({ ...options, servers })
+    )
   ).pipe(Layer.provide(platform))
 
 /**

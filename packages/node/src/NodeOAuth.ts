@@ -1,16 +1,22 @@
 /**
- * OAuth for Node hosts: a Promise-friendly constructor of `OAuth.make` on undici, and a file
- * storage for tokens and registrations (created with 0600 permissions).
+ * OAuth for Node hosts: a Promise-friendly constructor of `OAuth.make` on undici, a file storage
+ * for tokens and registrations (created with 0600 permissions), and the OAuth of configuration
+ * entries, `connect({ oauth })` and the CLI's `--oauth` ({@link fromSettings}).
  *
  * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { AuthError } from "@mcp-effect/client/McpError"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as McpConfig from "@mcp-effect/client/McpConfig"
+import { AuthError, ConfigError } from "@mcp-effect/client/McpError"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
 import * as Path from "node:path"
+import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
 
 /**
  * The options of `OAuth.make` with a Promise-returning interactive step.
@@ -115,3 +121,117 @@ export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
  */
 export const layerFileStorage = (file: string): Layer.Layer<OAuth.OAuthStorage> =>
   Layer.sync(OAuth.OAuthStorage, () => makeFileStorage(file))
+
+/**
+ * OAuth settings as configuration entries, `connect({ oauth })` and the CLI take them (see
+ * `McpConfig.OAuthSettings`), plus what only code can give: a storage backend, an opener or
+ * printer for the authorization URL, a warning sink.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "openBrowser"> {
+  /** A token file, `false` (memory only) or a storage backend; default {@link defaultStoragePath}. */
+  readonly storage?: string | false | OAuth.OAuthStorage | undefined
+  /** `false`: print the URL only; a function replaces the opener (default: the system browser). */
+  readonly openBrowser?: boolean | ((url: string) => void) | undefined
+  /** Where the authorization URL is printed (default: the `Console`'s error stream). */
+  readonly printUrl?: ((url: string) => void) | undefined
+  /** Warnings of the flows (dynamic registration, a changed authorization server); default: logged. */
+  readonly onWarning?: ((message: string) => void) | undefined
+}
+
+/**
+ * Where tokens and registrations are kept by default: `mcp-effect/oauth.json` under the user's
+ * configuration directory (`$XDG_CONFIG_HOME`, else `~/.config`; `%APPDATA%` on Windows,
+ * `~/Library/Application Support` on macOS).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const defaultStoragePath = (): string => {
+  const env = process.env
+  const base = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== ""
+    ? env.XDG_CONFIG_HOME
+    : process.platform === "win32" && env.APPDATA !== undefined
+    ? env.APPDATA
+    : process.platform === "darwin"
+    ? Path.join(Os.homedir(), "Library", "Application Support")
+    : Path.join(Os.homedir(), ".config")
+  return Path.join(base, "mcp-effect", "oauth.json")
+}
+
+const storageOf = (storage: Settings["storage"], baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
+  if (storage === false) return undefined
+  if (typeof storage === "object") return storage
+  if (storage === undefined) return makeFileStorage(defaultStoragePath())
+  const expanded = storage === "~" || storage.startsWith("~/") ? Path.join(Os.homedir(), storage.slice(1)) : storage
+  return makeFileStorage(Path.resolve(baseDir ?? process.cwd(), expanded))
+}
+
+const isLoopbackHttp = (uri: string): boolean => {
+  try {
+    const url = new URL(uri)
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+    return url.protocol === "http:" && (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The OAuth of one MCP server from settings (`true`: the interactive browser flow with defaults):
+ * tokens in a 0600 file under the user's configuration directory, a loopback callback server on
+ * a free port that listens only while a flow waits for the user, the URL printed and opened.
+ * A relative `storage` path is resolved against `baseDir` (a configuration file's directory).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromSettings = (
+  serverUrl: string,
+  settings: true | Settings,
+  options: { readonly baseDir?: string | undefined } = {}
+): Effect.Effect<OAuth.OAuthClient, ConfigError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const s: Settings = settings === true ? {} : settings
+    const runtime = yield* Effect.runtime<never>()
+    const { openBrowser, printUrl, storage, ...portable } = s
+    const base = yield* McpConfig.oauthOptions(serverUrl, portable)
+    const interactive = s.interactive !== false && s.grant !== "client_credentials"
+    if (interactive && s.redirectUri !== undefined && !isLoopbackHttp(s.redirectUri)) {
+      return yield* new ConfigError({
+        message:
+          `oauth for ${serverUrl}: the browser flow listens on a loopback redirectUri (http://127.0.0.1:<port>/…), not ${s.redirectUri}; ` +
+          "set interactive: false to complete authorizations yourself"
+      })
+    }
+    return yield* OAuth.make({
+      ...base,
+      storage: storageOf(storage, options.baseDir),
+      // Warnings go to the host's logger unless the settings say otherwise.
+      onWarning: s.onWarning ?? ((message) => Runtime.runFork(runtime)(Effect.logWarning(message))),
+      interactive: interactive
+        ? NodeOAuthBrowser.make({
+          redirectUri: s.redirectUri ?? "http://127.0.0.1:0/callback",
+          timeout: s.timeout === undefined ? undefined : s.timeout * 1000,
+          openBrowser,
+          printUrl
+        })
+        : undefined
+    })
+  })
+
+/**
+ * {@link fromSettings} on undici's global dispatcher (which outlives any scope), for Promise
+ * code such as `connect({ oauth })`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromSettingsGlobal = (
+  serverUrl: string,
+  settings: true | Settings,
+  options: { readonly baseDir?: string | undefined } = {}
+): Effect.Effect<OAuth.OAuthClient, ConfigError> =>
+  Effect.provide(fromSettings(serverUrl, settings, options), httpLayer)

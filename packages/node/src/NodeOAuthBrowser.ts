@@ -1,24 +1,37 @@
 /**
- * The interactive step of OAuth on a desktop: a loopback callback server (RFC 8252 §7.3), the
- * system browser opened on the authorization URL (which is always printed too), and a timeout.
- * The callback server answers with a short page and hands the callback URL to the flow, which
- * validates `state`, `iss` and repeated parameters.
+ * The interactive step of OAuth on a desktop: a loopback callback server (RFC 8252 §7.3) on the
+ * platform `HttpServer`, the system browser opened on the authorization URL (which is always
+ * printed too), and a timeout. The callback server answers with a short page (success or
+ * failure) and hands the callback URL to the flow, which validates `state`, `iss` and repeated
+ * parameters.
+ *
+ * `make` is a scoped resource, so it fits `OAuth.make({ interactive: NodeOAuthBrowser.make() })`:
+ * the server then listens only while a flow waits for the user.
  *
  * @example
  * ```ts
+ * const auth = yield* OAuth.make({ serverUrl, interactive: NodeOAuthBrowser.make({ timeout: "2 minutes" }) })
+ * // Promise code:
  * const browser = await NodeOAuthBrowser.start({ port: 0 })
  * const auth = await makeOAuth({ serverUrl, redirectUri: browser.redirectUri, authorize: browser.authorizePromise })
- * const client = await connect(serverUrl, { auth })
  * ```
  *
  * @since 0.1.0
  */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { AuthFailure } from "@mcp-effect/client/McpAuth"
 import { AuthError } from "@mcp-effect/client/McpError"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
 import * as Http from "node:http"
 
@@ -27,6 +40,13 @@ import * as Http from "node:http"
  * @category models
  */
 export interface Options {
+  /**
+   * Listen where this loopback redirect URI points (`http://127.0.0.1:8976/callback`; port 0
+   * picks a free one). Wins over `host`, `port` and `path`.
+   */
+  readonly redirectUri?: string | undefined
+  /** Loopback address of the callback server (default `127.0.0.1`). */
+  readonly host?: string | undefined
   /** Port of the loopback callback server; 0 picks a free one (default 0). */
   readonly port?: number | undefined
   /** Path of the callback (default `/callback`). */
@@ -35,7 +55,7 @@ export interface Options {
   readonly timeout?: Duration.DurationInput | undefined
   /** Open the system browser (default true); a function replaces the opener. */
   readonly openBrowser?: boolean | ((url: string) => void) | undefined
-  /** Where the authorization URL is printed (default: standard error). */
+  /** Where the authorization URL is printed (default: the `Console`'s error stream). */
   readonly printUrl?: ((url: string) => void) | undefined
 }
 
@@ -52,17 +72,31 @@ export interface BrowserAuthorizer {
   readonly authorize: (authorizationUrl: URL) => Effect.Effect<URL, AuthFailure>
   /** For `makeOAuth({ authorize })` (Promise code). */
   readonly authorizePromise: (authorizationUrl: URL) => Promise<URL>
-  /** Stops the callback server. */
+  /** Stops the callback server (its scope closes it too). */
   readonly close: () => Promise<void>
 }
 
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
-const page = (title: string, text: string): string =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-  `<body style="font-family:sans-serif;margin:4em auto;max-width:36em"><h1>${escapeHtml(title)}</h1>` +
-  `<p>${escapeHtml(text)}</p></body></html>`
+const page = (status: number, title: string, text: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+      `<body style="font-family:sans-serif;margin:4em auto;max-width:36em"><h1>${escapeHtml(title)}</h1>` +
+      `<p>${escapeHtml(text)}</p></body></html>`,
+    {
+      status,
+      contentType: "text/html; charset=utf-8",
+      headers: {
+        // The callback URL carries the code: not cached, not sent on as a Referer.
+        "cache-control": "no-store",
+        "referrer-policy": "no-referrer",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+        "x-content-type-options": "nosniff",
+        connection: "close"
+      }
+    }
+  )
 
 /**
  * Opens `url` in the system browser; failures are ignored (the URL is printed anyway).
@@ -85,104 +119,135 @@ export const openInBrowser = (url: string): void => {
   }
 }
 
-/**
- * Starts the callback server on 127.0.0.1 (Promise code; `close()` stops it, and it never keeps
- * the process alive on its own).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const start = (options: Options = {}): Promise<BrowserAuthorizer> =>
-  new Promise((resolve, reject) => {
-    const path = options.path ?? "/callback"
+const failure = (message: string) => new AuthError({ server: "127.0.0.1", reason: "authorization", message })
+
+/** Host, port and path of the callback server, from the options. */
+const placeOf = (
+  options: Options
+): Effect.Effect<{ readonly host: string; readonly port: number; readonly path: string }, AuthError> => {
+  if (options.redirectUri === undefined) {
+    return Effect.succeed({
+      host: options.host ?? "127.0.0.1",
+      port: options.port ?? 0,
+      path: options.path ?? "/callback"
+    })
+  }
+  let url: URL
+  try {
+    url = new URL(options.redirectUri)
+  } catch {
+    return Effect.fail(failure(`the redirect URI ${options.redirectUri} is not a URL`))
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+  const loopback = host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
+  if (url.protocol !== "http:" || !loopback || url.search !== "" || url.hash !== "") {
+    return Effect.fail(failure(`a loopback callback server cannot receive ${url.origin}${url.pathname}`))
+  }
+  return Effect.succeed({ host, port: url.port === "" ? 80 : Number(url.port), path: url.pathname })
+}
+
+/** The callback server in the current scope. */
+const serve = (options: Options): Effect.Effect<Omit<BrowserAuthorizer, "close">, AuthError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { host, path, port } = yield* placeOf(options)
     const timeout = Duration.decode(options.timeout ?? "5 minutes")
-    let waiting: Deferred.Deferred<URL, AuthError> | undefined
-    const server = Http.createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1")
-      if (url.pathname !== path || (req.method !== "GET" && req.method !== "POST")) {
-        res.writeHead(404, { "content-type": "text/plain" }).end("Not found")
-        return
+    const waiting = yield* Ref.make<Deferred.Deferred<URL> | undefined>(undefined)
+    // Never keeps the process alive on its own.
+    const nodeServer = Http.createServer().unref()
+    const server = yield* NodeHttpServer.make(() => nodeServer, { host, port }).pipe(
+      Effect.mapError((e) => failure(`cannot start the OAuth callback server on ${host}:${port}: ${String(e.cause)}`))
+    )
+    // Runs before the server's own finalizer (which waits for open connections).
+    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
+    const bound = server.address._tag === "TcpAddress" ? server.address.port : port
+    const redirectUri = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${path}`
+
+    yield* server.serve(Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, redirectUri)
+      if (url.pathname !== path || (request.method !== "GET" && request.method !== "POST")) {
+        return HttpServerResponse.text("Not found", { status: 404 })
       }
-      const current = waiting
+      const current = yield* Ref.getAndSet(waiting, undefined)
       if (current === undefined) {
-        res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(
-          page("No authorization in progress", "This callback was not expected. You can close this window.")
-        )
-        return
+        return page(400, "No authorization in progress", "This callback was not expected. You can close this window.")
       }
-      const failed = url.searchParams.get("error")
-      res.writeHead(failed === null ? 200 : 400, { "content-type": "text/html; charset=utf-8", connection: "close" })
-        .end(
-          failed === null
-            ? page("Authorization received", "You can close this window and return to the application.")
-            : page("Authorization failed", "The authorization server refused the request. You can close this window.")
+      yield* Deferred.succeed(current, new URL(`${url.pathname}${url.search}`, redirectUri))
+      // The flow checks state, iss and the code; the page only says what the server answered.
+      return url.searchParams.has("error") || !url.searchParams.has("code")
+        ? page(400, "Authorization failed", "The authorization was not granted. You can close this window.")
+        : page(200, "Authorization received", "You can close this window and return to the application.")
+    }))
+
+    const print = options.printUrl
+    const open = options.openBrowser === false
+      ? undefined
+      : typeof options.openBrowser === "function"
+      ? options.openBrowser
+      : openInBrowser
+    const authorize = (authorizationUrl: URL): Effect.Effect<URL, AuthFailure> =>
+      Effect.gen(function*() {
+        const deferred = yield* Deferred.make<URL>()
+        yield* Ref.set(waiting, deferred)
+        yield* print === undefined
+          ? Console.error(`Open this URL to authorize: ${authorizationUrl.href}`)
+          : Effect.sync(() => print(authorizationUrl.href))
+        if (open !== undefined) yield* Effect.sync(() => open(authorizationUrl.href))
+        return yield* Deferred.await(deferred).pipe(
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () =>
+              new AuthError({
+                server: authorizationUrl.origin,
+                reason: "authorization",
+                message: `no authorization callback within ${Duration.format(timeout)}`
+              })
+          }),
+          Effect.ensuring(Ref.update(waiting, (w) => w === deferred ? undefined : w))
         )
-      waiting = undefined
-      Effect.runSync(Deferred.succeed(current, new URL(`${url.pathname}${url.search}`, redirectUri)))
-    })
-    let redirectUri = ""
-    server.on("error", reject)
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.unref()
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : options.port ?? 0
-      redirectUri = `http://127.0.0.1:${port}${path}`
-      const print = options.printUrl ?? ((u: string) => process.stderr.write(`Open this URL to authorize: ${u}\n`))
-      const open = options.openBrowser === false
-        ? () => {}
-        : typeof options.openBrowser === "function"
-        ? options.openBrowser
-        : openInBrowser
-      const authorize = (authorizationUrl: URL): Effect.Effect<URL, AuthFailure> =>
-        Effect.gen(function*() {
-          const deferred = yield* Deferred.make<URL, AuthError>()
-          waiting = deferred
-          print(authorizationUrl.href)
-          open(authorizationUrl.href)
-          return yield* Deferred.await(deferred).pipe(
-            Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () =>
-                new AuthError({
-                  server: authorizationUrl.origin,
-                  reason: "authorization",
-                  message: `no authorization callback within ${Duration.format(timeout)}`
-                })
-            }),
-            Effect.ensuring(Effect.sync(() => {
-              if (waiting === deferred) waiting = undefined
-            }))
-          )
-        })
-      resolve({
-        redirectUri,
-        authorize,
-        authorizePromise: (authorizationUrl) => Effect.runPromise(authorize(authorizationUrl)),
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections()
-            server.close(() => done())
-          })
       })
-    })
+    return {
+      redirectUri,
+      authorize,
+      authorizePromise: (authorizationUrl) => toPromise(authorize(authorizationUrl))
+    }
   })
 
+/** Runs an effect; the promise rejects with the error itself, so `instanceof` works. */
+const toPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
+  Effect.runPromiseExit(effect).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    throw Cause.squash(exit.cause)
+  })
+
+/** The callback server in `scope`, with `close` closing that scope. */
+const inScope = (options: Options, scope: Scope.CloseableScope): Effect.Effect<BrowserAuthorizer, AuthError> =>
+  Effect.map(
+    Scope.extend(serve(options), scope),
+    (browser) => ({ ...browser, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) })
+  )
+
 /**
- * The callback server in a scope (closed with it).
+ * The callback server in a scope (closed with it, or earlier with `close`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<BrowserAuthorizer, AuthError, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => start(options),
-      catch: (e) =>
-        new AuthError({
-          server: "127.0.0.1",
-          reason: "authorization",
-          message: `cannot start the OAuth callback server: ${e instanceof Error ? e.message : String(e)}`
-        })
-    }),
-    (browser) => Effect.promise(() => browser.close())
+  Effect.flatMap(
+    Effect.flatMap(Effect.scope, (outer) => Scope.fork(outer, ExecutionStrategy.sequential)),
+    (scope) => inScope(options, scope)
   )
+
+/**
+ * Starts the callback server (Promise code; `close()` stops it, and it never keeps the process
+ * alive on its own). Rejects with `AuthError` when it cannot listen.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start = (options: Options = {}): Promise<BrowserAuthorizer> =>
+  toPromise(Effect.flatMap(
+    Scope.make(),
+    (scope) => Effect.onError(inScope(options, scope), () => Scope.close(scope, Exit.void))
+  ))

@@ -3,6 +3,7 @@
  * (modern, over HTTP and stdio) and against server-everything (legacy).
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Task from "@mcp-effect/client/Task"
 import { connect } from "@mcp-effect/node/Connect"
 import type { Client } from "@mcp-effect/node/Connect"
 import { spawn } from "node:child_process"
@@ -21,6 +22,13 @@ const startHttpPeer = () =>
       if (port !== undefined) resolve({ url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") })
     })
   })
+
+/** The peer's request counts by method, read over plain HTTP (`GET /stats`), so reading them sends no MCP request. */
+const peerStats = async (url: string) => {
+  const response = await fetch(url.replace(/\/mcp$/, "/stats"))
+  return ((await response.json()) as { byMethod: Record<string, number> }).byMethod
+}
+const resetPeerStats = (url: string) => fetch(url.replace(/\/mcp$/, "/stats/reset"), { method: "POST" })
 
 const texts = (result: { readonly content: ReadonlyArray<unknown> }) =>
   result.content.flatMap((block) => {
@@ -80,14 +88,28 @@ describe("interop: dual-era SDK v2 server", () => {
       const reads = (await stats(client))["resources/read"] ?? 0
       assert.strictEqual(reads, 3)
 
-      // A subscription on its own POST stream: the change the server publishes reaches it.
+      // A subscription on its own POST stream: the changes the server publishes reach it, a
+      // list change and an update of the resource it watches.
       const seen: Array<string> = []
-      const subscription = await client.listen({ toolsListChanged: true }, (n) => seen.push(n.method))
+      const subscription = await client.listen(
+        { toolsListChanged: true, resourceSubscriptions: ["memo://fresh"] },
+        (n) =>
+          seen.push(n.method === "notifications/resources/updated" ? `${n.method} ${String(n.params?.uri)}` : n.method)
+      )
       assert.strictEqual(subscription.acknowledged.toolsListChanged, true)
+      assert.deepStrictEqual(subscription.acknowledged.resourceSubscriptions, ["memo://fresh"])
+      const arrived = async (count: number) => {
+        const deadline = Date.now() + 5_000
+        while (seen.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      }
       await client.callTool("trigger_change", { kind: "tools" })
-      const deadline = Date.now() + 5_000
-      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-      assert.deepStrictEqual(seen, ["notifications/tools/list_changed"])
+      await arrived(1)
+      await client.callTool("trigger_change", { kind: "resource_updated", uri: "memo://fresh" })
+      await arrived(2)
+      assert.deepStrictEqual(seen, [
+        "notifications/tools/list_changed",
+        "notifications/resources/updated memo://fresh"
+      ])
       await subscription.close()
     } finally {
       await client.close()
@@ -117,5 +139,164 @@ describe("interop: dual-era SDK v2 server", () => {
     } finally {
       await client.close()
     }
+  })
+
+  describe("server-initiated input on 2026-07-28 (ask_model, long_job)", () => {
+    /** A host with a sampling handler that records what it was asked. */
+    const samplingHost = async (target: string | ReadonlyArray<string>) => {
+      const sampled: Array<Record<string, unknown>> = []
+      const client = await connect(target, {
+        name: "peer",
+        samplingHandler: (params) => {
+          sampled.push(params)
+          return {
+            role: "assistant",
+            content: { type: "text", text: "forty-two" },
+            model: "host-model",
+            stopReason: "endTurn"
+          }
+        }
+      })
+      return { client, sampled }
+    }
+
+    const assertSampled = (sampled: ReadonlyArray<Record<string, unknown>>, prompt: string) => {
+      assert.strictEqual(sampled.length, 1)
+      const [params] = sampled
+      assert.deepStrictEqual(params!.messages, [{ role: "user", content: { type: "text", text: prompt } }])
+      assert.strictEqual(params!.maxTokens, 64)
+      assert.match(String(params!.systemPrompt), /test peer's model/)
+      assert.deepStrictEqual(params!.modelPreferences, { hints: [{ name: "test-model" }], intelligencePriority: 0.5 })
+    }
+
+    it("over HTTP: an input_required sampling/createMessage is answered by the handler and the call completes", async () => {
+      const server = await startHttpPeer()
+      const { client, sampled } = await samplingHost(server.url)
+      try {
+        assert.strictEqual(client.servers[0]!.era, "modern")
+        await resetPeerStats(server.url)
+        const result = await client.callTool("ask_model", { prompt: "What is six times seven?" })
+        assert.strictEqual(texts(result), "forty-two")
+        assert.deepStrictEqual(result.structuredContent, {
+          model: "host-model",
+          stopReason: "endTurn",
+          text: "forty-two"
+        })
+        assertSampled(sampled, "What is six times seven?")
+        // Two rounds of the same tools/call: the input_required one and the retry carrying the answer.
+        assert.strictEqual((await peerStats(server.url))["tools/call"], 2)
+      } finally {
+        await client.close()
+        server.stop()
+      }
+    })
+
+    it("over stdio: the same sampling round trip", async () => {
+      const { client, sampled } = await samplingHost([process.execPath, peer, "stdio"])
+      try {
+        assert.strictEqual(client.servers[0]!.era, "modern")
+        const result = await client.callTool("ask_model", { prompt: "And over stdio?" })
+        assert.strictEqual(texts(result), "forty-two")
+        assertSampled(sampled, "And over stdio?")
+      } finally {
+        await client.close()
+      }
+    })
+
+    /** A host declaring the tasks extension, with an elicitation handler that approves and records. */
+    const taskHost = async (target: string | ReadonlyArray<string>) => {
+      const asked: Array<Record<string, unknown>> = []
+      const client = await connect(target, {
+        name: "peer",
+        extensions: ["io.modelcontextprotocol/tasks"],
+        elicitationHandler: (params) => {
+          asked.push(params)
+          return { approve: true }
+        }
+      })
+      return { client, asked }
+    }
+
+    it("over HTTP: callTool drives a modern task through tasks/get and one tasks/update to its inline result", async () => {
+      const server = await startHttpPeer()
+      const { client, asked } = await taskHost(server.url)
+      try {
+        assert.strictEqual(client.servers[0]!.era, "modern")
+        await resetPeerStats(server.url)
+        const result = await client.callTool("long_job", { job: "nightly" })
+        assert.strictEqual(texts(result), "job nightly done (approved)")
+        assert.deepStrictEqual(result.structuredContent, { job: "nightly", action: "accept", approved: true })
+        // The input request reached the host once, as a form elicitation...
+        assert.strictEqual(asked.length, 1)
+        assert.strictEqual(asked[0]!.message, "Run job nightly?")
+        const counts = await peerStats(server.url)
+        // ...and was answered with exactly one tasks/update, although the peer shows the same input
+        // request again on the poll after the update (an eventually consistent ack).
+        assert.strictEqual(counts["tasks/update"], 1)
+        assert.strictEqual(counts["tools/call"], 1)
+        // The peer advances one step per poll: input_required, input_required (stale), working, completed.
+        assert.strictEqual(counts["tasks/get"], 4)
+        assert.strictEqual(counts["tasks/cancel"] ?? 0, 0)
+      } finally {
+        await client.close()
+        server.stop()
+      }
+    })
+
+    it("over HTTP: without the extension declared, long_job answers at once and no task is created", async () => {
+      const server = await startHttpPeer()
+      const client = await connect(server.url, { name: "peer" })
+      try {
+        await resetPeerStats(server.url)
+        const result = await client.callTool("long_job", { job: "quick" })
+        assert.include(texts(result), "no task")
+        const counts = await peerStats(server.url)
+        assert.strictEqual(counts["tasks/get"] ?? 0, 0)
+        assert.strictEqual(counts["tasks/update"] ?? 0, 0)
+      } finally {
+        await client.close()
+        server.stop()
+      }
+    })
+
+    it("over HTTP: the Task API — callToolAsTask, updateTask by the host, getTask, waitForTask; cancelTask", async () => {
+      const server = await startHttpPeer()
+      const client = await connect(server.url, { name: "peer", extensions: ["io.modelcontextprotocol/tasks"] })
+      try {
+        const task = await client.callToolAsTask("long_job", { job: "manual" }, { ttl: "1 minute" })
+        assert.strictEqual(task.status, "working")
+        assert.strictEqual(task.ttlMs, 60_000, "the server grants ttlMs")
+        const pending = await client.getTask(task)
+        assert.isTrue(pending.isInputRequired)
+        // No handler here: the host answers the input request itself.
+        await client.updateTask(pending, { approve: { action: "accept", content: { approve: true } } })
+        const done = await client.waitForTask(Task.Task.fromJSON(JSON.parse(JSON.stringify(task))))
+        assert.isTrue(done.isCompleted)
+        assert.strictEqual(texts(done.result!), "job manual done (approved)")
+        const other = await client.callToolAsTask("long_job", { job: "dropped" })
+        await client.cancelTask(other)
+        assert.strictEqual((await client.getTask(other)).status, "cancelled")
+        const counts = await peerStats(server.url)
+        assert.strictEqual(counts["tasks/update"], 1)
+        assert.strictEqual(counts["tasks/cancel"], 1)
+      } finally {
+        await client.close()
+        server.stop()
+      }
+    })
+
+    it("over stdio: the same task, driven to completion", async () => {
+      const { client, asked } = await taskHost([process.execPath, peer, "stdio"])
+      try {
+        const result = await client.callTool("long_job", { job: "stdio" })
+        assert.strictEqual(texts(result), "job stdio done (approved)")
+        assert.strictEqual(asked.length, 1)
+        const counts = await stats(client)
+        assert.strictEqual(counts["tasks/update"], 1)
+        assert.strictEqual(counts["tasks/get"], 4)
+      } finally {
+        await client.close()
+      }
+    })
   })
 })

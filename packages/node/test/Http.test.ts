@@ -3,8 +3,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Http from "@mcp-effect/client/Http"
+import type * as McpAuth from "@mcp-effect/client/McpAuth"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import {
+  AuthError,
   ConnectionError,
   ResponseTooLargeError,
   ServerError,
@@ -20,8 +22,10 @@ import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import type * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
@@ -50,6 +54,12 @@ const posts = (server: FakeHttpServer.FakeHttpServer, method?: string) =>
 const text = (result: { readonly content: ReadonlyArray<unknown> }) => (result.content[0] as { text: string }).text
 
 const quiet = Logger.withMinimumLogLevel(LogLevel.Error)
+
+/** Polls until `check` holds (the test's timeout bounds the wait). */
+const eventually = (check: Effect.Effect<boolean>) =>
+  Effect.gen(function*() {
+    while (!(yield* check)) yield* Effect.sleep("20 millis")
+  })
 
 describe("Streamable HTTP", () => {
   it.scopedLive("calls tools over SSE responses, with progress, session and protocol headers", () =>
@@ -457,9 +467,189 @@ describe("subscriptions over Streamable HTTP (2026-07-28)", () => {
       const server = yield* listening({ status4xx: { method: "subscriptions/listen", status: 403 } })
       const connection = yield* streamable(server)
       const error = yield* Effect.flip(connection.listen({ toolsListChanged: true }, { ackTimeout: "5 seconds" }))
-      assert.oneOf(error._tag, ["AuthError", "ServerError"])
+      assert.instanceOf(error, AuthError)
       assert.strictEqual((yield* posts(server, "subscriptions/listen")).length, 1)
     }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
+
+  /** A subscription acknowledged long enough ago that a drop is not a crash loop. */
+  const established = (server: FakeHttpServer.FakeHttpServer, extra: Partial<StreamableHttp.Options> = {}) =>
+    Effect.gen(function*() {
+      const connection = yield* streamable(server, extra)
+      const subscription = yield* connection.listen({ toolsListChanged: true }, { ackTimeout: "1 second" })
+      yield* server.fake.setTools([])
+      const [first] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(subscription.notifications, 1)))
+      assert.strictEqual(first!.method, "notifications/tools/list_changed")
+      yield* Effect.sleep("1100 millis")
+      return { connection, subscription }
+    })
+  const listenPosts = (server: FakeHttpServer.FakeHttpServer) => posts(server, "subscriptions/listen")
+  const listenPostCount = (server: FakeHttpServer.FakeHttpServer, n: number) =>
+    Effect.map(listenPosts(server), (all) => all.length >= n)
+  const nextNotification = (
+    subscription: { readonly notifications: Stream.Stream<{ readonly method: string }, unknown> }
+  ) =>
+    Effect.map(
+      Stream.runCollect(Stream.take(subscription.notifications, 1)),
+      (c) => Chunk.toReadonlyArray(c)[0]!.method
+    )
+
+  it.scopedLive(
+    "a dropped listen stream is re-opened, re-acknowledged and keeps delivering; inactive while it waits",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* listening()
+        const { subscription } = yield* established(server)
+        yield* server.setFaults({ stall: { method: "subscriptions/listen" } })
+        yield* server.fake.setTools([])
+        yield* server.cutPostStreams("subscriptions/listen")
+        // The re-open is held by the server: the subscription waits, inactive.
+        yield* eventually(listenPostCount(server, 2))
+        assert.isFalse(subscription.isActive())
+        yield* server.releaseStalled
+        yield* eventually(Effect.sync(() => subscription.isActive()))
+        const [first, second] = yield* listenPosts(server)
+        assert.notStrictEqual((first!.body as { id: unknown }).id, (second!.body as { id: unknown }).id)
+        assert.deepStrictEqual((second!.body as { params: { notifications: unknown } }).params.notifications, {
+          toolsListChanged: true
+        })
+        yield* server.fake.setTools([])
+        assert.strictEqual(yield* nextNotification(subscription), "notifications/tools/list_changed")
+        // Past the re-open's ackTimeout, it stays up.
+        yield* Effect.sleep("1200 millis")
+        assert.isTrue(subscription.isActive())
+        yield* server.fake.setTools([])
+        assert.strictEqual(yield* nextNotification(subscription), "notifications/tools/list_changed")
+        assert.strictEqual((yield* listenPosts(server)).length, 2)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
+
+  it.scopedLive("a 503 answer to the first listen POST is re-opened, not ended", () =>
+    Effect.gen(function*() {
+      const server = yield* listening()
+      const connection = yield* streamable(server, { retries: 0 })
+      yield* server.setFaults({ status5xxTimes: 1 })
+      const subscription = yield* connection.listen({ toolsListChanged: true }, { ackTimeout: "10 seconds" })
+      assert.isTrue(subscription.isActive())
+      assert.strictEqual((yield* listenPosts(server)).length, 2)
+      yield* server.fake.setTools([])
+      assert.strictEqual(yield* nextNotification(subscription), "notifications/tools/list_changed")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet), 30_000)
+
+  it.scopedLive(
+    "503 answers to a re-opened listen POST are re-opened again, never ended",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* listening()
+        const { subscription } = yield* established(server, { retries: 0 })
+        yield* server.setFaults({ status5xxTimes: 2 })
+        yield* server.cutPostStreams("subscriptions/listen")
+        yield* eventually(
+          Effect.sync(() => subscription.isActive()).pipe(
+            Effect.zipWith(listenPostCount(server, 4), (active, posted) => active && posted)
+          )
+        )
+        // Each re-open is watched for its own acknowledgement: past ackTimeout, it stays up.
+        yield* Effect.sleep("1200 millis")
+        assert.isTrue(subscription.isActive())
+        yield* server.fake.setTools([])
+        assert.strictEqual(yield* nextNotification(subscription), "notifications/tools/list_changed")
+        assert.strictEqual((yield* listenPosts(server)).length, 4)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
+
+  it.scopedLive(
+    "a 403 answer to a re-opened listen POST ends the subscription with AuthError",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* listening()
+        const { subscription } = yield* established(server)
+        yield* server.setFaults({ status4xx: { method: "subscriptions/listen", status: 403 } })
+        yield* server.cutPostStreams("subscriptions/listen")
+        const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+        assert.strictEqual(ended._tag, "Left")
+        assert.instanceOf((ended as { left: unknown }).left, AuthError)
+        assert.isFalse(subscription.isActive())
+        yield* Effect.sleep("600 millis")
+        assert.strictEqual((yield* listenPosts(server)).length, 2)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
+
+  it.scopedLive(
+    "an auth challenge the auth service refuses ends a re-opened subscription",
+    () =>
+      Effect.gen(function*() {
+        const challenges: Array<McpAuth.Challenge> = []
+        const auth: McpAuth.McpAuth = {
+          headers: () => Effect.succeed({ authorization: "Bearer t" }),
+          challenge: (challenge) => Effect.sync(() => (challenges.push(challenge), false))
+        }
+        const server = yield* listening()
+        const { subscription } = yield* established(server, { auth })
+        yield* server.setFaults({ status4xx: { method: "subscriptions/listen", status: 401 } })
+        yield* server.cutPostStreams("subscriptions/listen")
+        const ended = yield* Effect.either(Stream.runDrain(subscription.notifications))
+        assert.instanceOf((ended as { left: unknown }).left, AuthError)
+        assert.deepStrictEqual(challenges.map((c) => c.status), [401])
+        assert.strictEqual((yield* listenPosts(server)).length, 2)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
+
+  it.scopedLive("a subscription closed while its re-open waits sends no listen POST", () =>
+    Effect.gen(function*() {
+      const server = yield* listening()
+      const { subscription } = yield* established(server)
+      yield* server.cutPostStreams("subscriptions/listen")
+      yield* eventually(Effect.sync(() => !subscription.isActive()))
+      yield* subscription.close
+      yield* Effect.sleep("600 millis")
+      assert.strictEqual((yield* listenPosts(server)).length, 1)
+      assert.strictEqual((yield* Effect.either(Stream.runDrain(subscription.notifications)))._tag, "Right")
+    }).pipe(Effect.provide(NodeMcpClient.platform), quiet), 30_000)
+
+  it.scopedLive(
+    "a subscription closed before the server took its listen POST never reaches the server",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* listening({ stall: { method: "subscriptions/listen" } })
+        const connection = yield* streamable(server)
+        const scope = yield* Scope.make()
+        const opening = yield* Effect.fork(
+          connection.listen({ toolsListChanged: true }, { ackTimeout: Duration.infinity }).pipe(Scope.extend(scope))
+        )
+        yield* eventually(listenPostCount(server, 1))
+        yield* Scope.close(scope, Exit.void)
+        const error = yield* Effect.flip(Fiber.join(opening))
+        assert.instanceOf(error, ConnectionError)
+        yield* Effect.sleep("200 millis")
+        yield* server.releaseStalled
+        yield* Effect.sleep("200 millis")
+        assert.deepStrictEqual(yield* server.fake.requests("subscriptions/listen"), [])
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
+
+  it.scopedLive(
+    "a listen whose connection is closed while its POST is unanswered fails with ConnectionError",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* listening({ stall: { method: "subscriptions/listen" } })
+        const connectionScope = yield* Scope.make()
+        const connection = yield* streamable(server).pipe(Scope.extend(connectionScope))
+        const opening = yield* Effect.fork(
+          connection.listen({ toolsListChanged: true }, { ackTimeout: Duration.infinity })
+        )
+        yield* eventually(listenPostCount(server, 1))
+        yield* Scope.close(connectionScope, Exit.void)
+        const error = yield* Effect.flip(Fiber.join(opening))
+        assert.instanceOf(error, ConnectionError)
+        assert.strictEqual((yield* listenPosts(server)).length, 1)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
 
   it.scopedLive("closing the subscription closes its stream", () =>
     Effect.gen(function*() {

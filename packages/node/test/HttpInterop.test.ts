@@ -109,3 +109,78 @@ for (const [mode, path] of [["streamableHttp", "/mcp"], ["sse", "/sse"]] as cons
     })
   })
 }
+
+describe("interop: handlers against server-everything over streamableHttp (legacy server requests)", () => {
+  let server: ChildProcess | undefined
+  let client: Client | undefined
+  const logMessages: Array<unknown> = []
+  const elicited: Array<string> = []
+
+  beforeAll(async () => {
+    const port = await freePort()
+    server = spawn(process.execPath, [everythingBin, "streamableHttp"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "ignore"]
+    })
+    await waitForPort(port)
+    client = await connect(`http://127.0.0.1:${port}/mcp`, {
+      name: "everything",
+      samplingHandler: () => ({
+        role: "assistant",
+        content: { type: "text", text: "sampled over http!" },
+        model: "test-model",
+        stopReason: "endTurn"
+      }),
+      // One handler for both elicitations: the research task asks for an `interpretation`.
+      elicitationHandler: (params) => {
+        const schema = params.requestedSchema as { properties?: Record<string, unknown> } | undefined
+        const research = schema?.properties?.interpretation !== undefined
+        elicited.push(research ? "research" : "form")
+        return research
+          ? { action: "accept", content: { interpretation: "historical" } }
+          : { action: "accept", content: { name: "Ada" } }
+      },
+      roots: [{ uri: "file:///tmp", name: "tmp" }],
+      onNotification: (_server, method, params) => {
+        if (method === "notifications/message") logMessages.push(params?.data)
+      }
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await client?.close()
+    server?.kill("SIGKILL")
+  })
+
+  it("answers trigger-sampling-request through the sampling handler", async () => {
+    const result = await client!.callTool("trigger-sampling-request", { prompt: "hi", maxTokens: 10 })
+    assert.include(texts(result).join(""), "sampled over http!")
+  })
+
+  it("answers trigger-elicitation-request, the requested schema's defaults applied", async () => {
+    const elicitedText = texts(await client!.callTool("trigger-elicitation-request", {})).join("")
+    assert.include(elicitedText, "Name: Ada")
+    assert.include(elicitedText, "Favorite Integer: 42")
+  })
+
+  it("serves its roots to get-roots-list", async () => {
+    assert.include(texts(await client!.callTool("get-roots-list", {})).join(""), "file:///tmp")
+  })
+
+  it("toggle-simulated-logging: notifications/message reach the listener", async () => {
+    await client!.callTool("toggle-simulated-logging", {})
+    const deadline = Date.now() + 10_000
+    while (logMessages.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.isAbove(logMessages.length, 0)
+  }, 30_000)
+
+  it("simulate-research-query runs as a 2025-11-25 task, its elicitation answered, to completion", async () => {
+    const before = elicited.filter((kind) => kind === "research").length
+    const report = await client!.callTool("simulate-research-query", { topic: "effect systems", ambiguous: true }, {
+      timeout: "60 seconds"
+    })
+    // "historical" is the handler's own answer: the server's fallback when elicitation fails is "technical (default …)".
+    assert.include(texts(report).join(""), "**Clarification**: historical")
+    assert.strictEqual(elicited.filter((kind) => kind === "research").length, before + 1)
+  }, 60_000)
+})

@@ -158,13 +158,34 @@ describe("interop: handlers against server-everything (legacy server requests)",
 
   it("simulate-research-query runs as a 2025-11-25 task, its elicitation answered, to completion", async () => {
     const client = await connect([process.execPath, everythingBin, "stdio"], {
-      elicitationHandler: () => ({ action: "accept", content: { interpretation: "technical" } })
+      // Not server-everything's fallback ("technical"), so the answer provably came from here.
+      elicitationHandler: () => ({ action: "accept", content: { interpretation: "historical" } })
     })
     try {
       const report = await client.callTool("simulate-research-query", { topic: "effect systems", ambiguous: true }, {
         timeout: "60 seconds"
       })
-      assert.include(texts(report).join(""), "Clarification**: technical")
+      assert.include(texts(report).join(""), "Clarification**: historical")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  it("the Task API against it: callToolAsTask, getTask, listTasks, waitForTask to completion", async () => {
+    const client = await connect([process.execPath, everythingBin, "stdio"], {
+      elicitationHandler: () => ({ action: "accept", content: { interpretation: "historical" } })
+    })
+    try {
+      const task = await client.callToolAsTask("simulate-research-query", { topic: "tides", ambiguous: true }, {
+        ttl: "5 minutes"
+      })
+      assert.strictEqual(task.server, client.servers[0]!.name)
+      assert.isFalse(task.isTerminal)
+      assert.strictEqual((await client.getTask(task)).taskId, task.taskId)
+      assert.include((await client.listTasks()).map((t) => t.taskId), task.taskId)
+      const done = await client.waitForTask(task, { timeout: "60 seconds" })
+      assert.isTrue(done.isCompleted)
+      assert.include(texts(done.result!).join(""), "Clarification**: historical")
     } finally {
       await client.close()
     }

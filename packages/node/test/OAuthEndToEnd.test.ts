@@ -5,165 +5,34 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as McpClient from "@mcp-effect/client/McpClient"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
+import { connect } from "@mcp-effect/node/Connect"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as NodeOAuthBrowser from "@mcp-effect/node/NodeOAuthBrowser"
-import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
-import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import * as FakeOAuthServer from "@mcp-effect/testing/FakeOAuthServer"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
-
-interface Granted {
-  readonly scopes: ReadonlyArray<string>
-}
-
-const listen = (handler: Http.RequestListener) =>
-  Effect.acquireRelease(
-    Effect.async<Http.Server>((resume) => {
-      const server = Http.createServer(handler)
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-    }),
-    (server) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
-
-const readBody = (req: Http.IncomingMessage): Promise<string> =>
-  new Promise((resolve) => {
-    let body = ""
-    req.on("data", (chunk: Buffer) => body += chunk.toString("utf8"))
-    req.on("end", () => resolve(body))
-  })
-
-const json = (res: Http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
+import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 describe("OAuth end to end", () => {
   it.scopedLive("authorizes through the browser flow, refreshes, and steps up to a larger scope", () =>
     Effect.gen(function*() {
-      const upstream = yield* FakeHttpServer.make({
-        definition: { ...Scenarios.demo, era: "dual" },
-        sessions: false,
-        responseMode: "json"
-      })
-      const tokens = new Map<string, Granted>()
-      const grants: Array<{ readonly grant: string | null; readonly scope: string | null }> = []
-      const refreshScopes = new Map<string, string>()
-      let issued = 0
-      let asUrl = ""
-      let gatewayUrl = ""
-
-      asUrl = yield* listen((req, res) => {
-        const url = new URL(req.url ?? "/", "http://127.0.0.1")
-        if (url.pathname === "/.well-known/oauth-authorization-server") {
-          return json(res, 200, {
-            issuer: asUrl,
-            authorization_endpoint: `${asUrl}/authorize`,
-            token_endpoint: `${asUrl}/token`,
-            registration_endpoint: `${asUrl}/register`,
-            code_challenge_methods_supported: ["S256"],
-            authorization_response_iss_parameter_supported: true,
-            scopes_supported: ["mcp:read", "mcp:write", "offline_access"]
-          })
-        }
-        if (url.pathname === "/register") {
-          return void readBody(req).then((body) =>
-            json(res, 201, { client_id: "e2e-client", redirect_uris: JSON.parse(body).redirect_uris })
-          )
-        }
-        if (url.pathname === "/authorize") {
-          const back = new URL(url.searchParams.get("redirect_uri")!)
-          back.searchParams.set("code", `code:${url.searchParams.get("scope") ?? ""}`)
-          back.searchParams.set("state", url.searchParams.get("state")!)
-          back.searchParams.set("iss", asUrl)
-          return void res.writeHead(302, { location: back.href }).end()
-        }
-        if (url.pathname === "/token") {
-          return void readBody(req).then((body) => {
-            const form = new URLSearchParams(body)
-            grants.push({ grant: form.get("grant_type"), scope: form.get("scope") })
-            // A refresh keeps the scopes of the grant it continues.
-            const scope = form.get("grant_type") === "authorization_code"
-              ? form.get("code")!.slice("code:".length)
-              : refreshScopes.get(form.get("refresh_token")!)!
-            const token = `token-${++issued}`
-            tokens.set(token, { scopes: scope.split(" ") })
-            refreshScopes.set(`r-${issued}`, scope)
-            // 30 s is inside the client's refresh margin: the next request refreshes first.
-            json(res, 200, {
-              access_token: token,
-              token_type: "Bearer",
-              expires_in: 30,
-              refresh_token: `r-${issued}`,
-              scope
-            })
-          })
-        }
-        json(res, 404, { error: "not_found" })
-      })
-
-      gatewayUrl = yield* listen((req, res) => {
-        const url = new URL(req.url ?? "/", "http://127.0.0.1")
-        const challenge = `Bearer resource_metadata="${gatewayUrl}/.well-known/oauth-protected-resource/mcp"`
-        if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
-          return json(res, 200, {
-            resource: `${gatewayUrl}/mcp`,
-            authorization_servers: [asUrl],
-            scopes_supported: ["mcp:read"]
-          })
-        }
-        void readBody(req).then(async (body) => {
-          const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
-          const granted = token === undefined ? undefined : tokens.get(token)
-          if (granted === undefined) {
-            return json(res, 401, { error: "invalid_token" }, { "www-authenticate": challenge })
-          }
-          const method = body === "" ? undefined : (JSON.parse(body) as { method?: string }).method
-          if (method === "tools/call" && !granted.scopes.includes("mcp:write")) {
-            return json(res, 403, { error: "insufficient_scope" }, {
-              "www-authenticate":
-                `Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${gatewayUrl}/.well-known/oauth-protected-resource/mcp"`
-            })
-          }
-          const headers: Record<string, string> = {}
-          for (const [name, value] of Object.entries(req.headers)) {
-            if (typeof value === "string" && name !== "host" && name !== "authorization" && name !== "content-length") {
-              headers[name] = value
-            }
-          }
-          const answer = await fetch(`${upstream.url}${url.pathname}${url.search}`, {
-            method: req.method ?? "GET",
-            headers,
-            ...(body === "" ? {} : { body })
-          })
-          const out: Record<string, string> = {}
-          answer.headers.forEach((value, name) => {
-            if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding") {
-              out[name] = value
-            }
-          })
-          res.writeHead(answer.status, out).end(Buffer.from(await answer.arrayBuffer()))
-        })
-      })
-
-      // The headless "browser": follow the authorization URL, then request the callback.
-      const browser = yield* NodeOAuthBrowser.make({
-        printUrl: () => {},
-        openBrowser: (url) => {
-          void fetch(url, { redirect: "manual" }).then((answer) => fetch(answer.headers.get("location")!))
-        }
-      })
+      const server = yield* FakeOAuthServer.make
+      const { grants, tokens } = server
+      const browser = yield* NodeOAuthBrowser.make({ printUrl: () => {}, openBrowser: server.approve })
       const auth = yield* OAuth.make({
-        serverUrl: `${gatewayUrl}/mcp`,
+        serverUrl: server.mcpUrl,
         redirectUri: browser.redirectUri,
         authorize: browser.authorize
       })
       const connection = yield* ServerConnection.make(
-        StreamableHttp.config({ name: "protected", url: `${gatewayUrl}/mcp`, auth }),
+        StreamableHttp.config({ name: "protected", url: server.mcpUrl, auth }),
         { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
       )
 
@@ -183,4 +52,79 @@ describe("OAuth end to end", () => {
       assert.isTrue(stepUp)
       // The HttpClient must outlive the McpAuth that captured it: provide it around both.
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+
+  it.scopedLive("connect({ oauth }) runs the browser flow, steps up, and a later connect resumes the stored token", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeOAuthServer.make
+      const { grants } = server
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-e2e-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const storage = Path.join(dir, "tokens.json")
+      const opened: Array<string> = []
+      const oauth = {
+        storage,
+        printUrl: () => {},
+        openBrowser: (url: string) => {
+          opened.push(url)
+          server.approve(url)
+        }
+      }
+      const first = yield* Effect.promise(() => connect(server.mcpUrl, { oauth }))
+      const tools = yield* Effect.promise(() => first.listTools())
+      assert.isTrue(tools.some((tool) => tool.name === "echo"))
+      const result = yield* Effect.promise(() => first.callTool("echo", { message: "hi" }))
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "hi" }])
+      yield* Effect.promise(() => first.close())
+      // The first request's challenge, then the 403 step-up: two trips through the browser.
+      assert.strictEqual(opened.length, 2)
+      assert.strictEqual(new URL(opened[1]!).searchParams.get("scope")?.includes("mcp:write"), true)
+      assert.strictEqual(Fs.statSync(storage).mode & 0o777, 0o600)
+
+      // A new client on the same storage sends the kept token: no browser.
+      const codeGrants = grants.filter((g) => g.grant === "authorization_code").length
+      const second = yield* Effect.promise(() => connect(server.mcpUrl, { oauth }))
+      const again = yield* Effect.promise(() => second.callTool("echo", { message: "again" }))
+      yield* Effect.promise(() => second.close())
+      assert.deepStrictEqual(again.content, [{ type: "text", text: "again" }])
+      assert.strictEqual(opened.length, 2)
+      assert.strictEqual(grants.filter((g) => g.grant === "authorization_code").length, codeGrants)
+    }))
+
+  it.scopedLive("a configuration entry's oauth sends the token kept in its storage file", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeOAuthServer.make
+      const { grants, tokens } = server
+      tokens.set("kept-token", { scopes: ["mcp:read", "mcp:write"] })
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-config-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      // The storage path is relative to the configuration file.
+      Fs.writeFileSync(
+        Path.join(dir, "tokens.json"),
+        JSON.stringify({
+          [`token:${server.mcpUrl}`]: {
+            issuer: server.issuer,
+            tokenType: "Bearer",
+            accessToken: "kept-token",
+            scopes: []
+          }
+        })
+      )
+      const config = Path.join(dir, "mcp.json")
+      Fs.writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            protected: {
+              type: "streamable_http",
+              url: server.mcpUrl,
+              oauth: { storage: "tokens.json", interactive: false }
+            }
+          }
+        })
+      )
+      const client = Context.get(yield* Layer.build(NodeMcpClient.fromFile(config)), McpClient.McpClient)
+      const result = yield* client.callTool("echo", { message: "from config" })
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "from config" }])
+      assert.deepStrictEqual(grants, [])
+    }))
 })

@@ -5,12 +5,14 @@ import { ConnectionError, RequestTimeoutError, ServerError } from "@mcp-effect/c
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { fakeServerBin } from "./paths.js"
 
 const options: ServerConnection.Options = { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
@@ -134,3 +136,81 @@ for (const [label, platform] of spawners) {
     })
   })
 }
+
+describe("subscriptions over stdio (2026-07-28)", () => {
+  interface Received {
+    readonly pid: number
+    readonly method: string | undefined
+    readonly id: unknown
+    readonly requestId: unknown
+  }
+  /** What each process received, from the `--log-received` lines its stderr carries to the log. */
+  const received = (lines: ReadonlyArray<string>): ReadonlyArray<Received> =>
+    lines.flatMap((line) => {
+      const match = /fake server pid=(\d+) received (\{.*\})/.exec(line)
+      return match === null ? [] : [{ pid: Number(match[1]), ...JSON.parse(match[2]!) as Omit<Received, "pid"> }]
+    })
+  const pids = (lines: ReadonlyArray<string>) =>
+    lines.flatMap((line) => {
+      const match = /fake server ready pid=(\d+)/.exec(line)
+      return match === null ? [] : [Number(match[1])]
+    })
+  const eventually = (check: () => boolean) =>
+    Effect.gen(function*() {
+      while (!check()) yield* Effect.sleep("20 millis")
+    })
+  const dual = fake(["--era", "dual", "--log-received"])
+  const debug = Logger.withMinimumLogLevel(LogLevel.Debug)
+
+  it.scopedLive(
+    "a crashed process is restarted and re-sent the listen; close cancels only what the live process was sent",
+    () => {
+      const logs = captureLogs()
+      return Effect.gen(function*() {
+        const connection = yield* ServerConnection.make(dual, options)
+        const scope = yield* Scope.make()
+        const subscription = yield* connection.listen({ toolsListChanged: true }).pipe(Scope.extend(scope))
+        // Past the crash-loop window, then the process exits.
+        yield* Effect.sleep("1100 millis")
+        assert.instanceOf(yield* Effect.flip(connection.callTool("crash", {})), ConnectionError)
+        yield* eventually(() =>
+          subscription.isActive() && pids(logs.lines).length === 2 &&
+          received(logs.lines).some((r) => r.pid === pids(logs.lines)[1] && r.method === "subscriptions/listen")
+        )
+        const [first, second] = pids(logs.lines)
+        yield* connection.callTool("publish", {})
+        const [next] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(subscription.notifications, 1)))
+        assert.strictEqual(next!.method, "notifications/tools/list_changed")
+        yield* Scope.close(scope, Exit.void)
+        yield* eventually(() => received(logs.lines).some((r) => r.method === "notifications/cancelled"))
+        const listensTo = (pid: number | undefined) =>
+          received(logs.lines).filter((r) => r.pid === pid && r.method === "subscriptions/listen").map((r) => r.id)
+        const cancelledOn = (pid: number | undefined) =>
+          received(logs.lines).filter((r) => r.pid === pid && r.method === "notifications/cancelled").map((r) =>
+            r.requestId
+          )
+        // Each process got one listen of its own; only the live one is told to cancel it.
+        assert.strictEqual(listensTo(first).length, 1)
+        assert.strictEqual(listensTo(second).length, 1)
+        assert.deepStrictEqual(cancelledOn(first), [])
+        assert.deepStrictEqual(cancelledOn(second), listensTo(second))
+      }).pipe(Effect.provide(NodeChildProcess.layer), Effect.provide(logs.layer), debug)
+    },
+    30_000
+  )
+
+  it.scopedLive("a process the host stops is not a crash: nothing is restarted, the subscription ends", () => {
+    const logs = captureLogs()
+    return Effect.gen(function*() {
+      const connectionScope = yield* Scope.make()
+      const connection = yield* ServerConnection.make(dual, options).pipe(Scope.extend(connectionScope))
+      const subscription = yield* connection.listen({ toolsListChanged: true })
+      yield* Effect.sleep("1100 millis")
+      yield* Scope.close(connectionScope, Exit.void)
+      assert.strictEqual((yield* Effect.either(Stream.runDrain(subscription.notifications)))._tag, "Right")
+      yield* Effect.sleep("600 millis")
+      assert.strictEqual(pids(logs.lines).length, 1)
+      assert.isFalse(subscription.isActive())
+    }).pipe(Effect.provide(NodeChildProcess.layer), Effect.provide(logs.layer), debug)
+  }, 30_000)
+})

@@ -3,8 +3,8 @@
  * testing the HTTP transports: Streamable HTTP (2025-11-25) on `/mcp`, the legacy HTTP+SSE
  * transport (2024-11-05) on `/sse` + `/message`, and plain JSON-RPC over HTTP on `/rpc`. Hostile
  * behaviours (5xx, 4xx with a JSON-RPC body, cut streams, dead sockets, gzip bombs, unterminated
- * events, `retry: 0`, hostile event ids, an off-origin legacy endpoint, cross-origin redirects) are
- * small options, and every HTTP request is recorded.
+ * events, `retry: 0`, hostile event ids, an off-origin legacy endpoint, cross-origin redirects,
+ * stalled POSTs) are small options, open POST streams can be cut, and every HTTP request is recorded.
  *
  * @example
  * ```ts
@@ -112,6 +112,12 @@ export interface Faults {
     | boolean
     | FaultScope & { readonly to?: string | undefined; readonly status?: number | undefined }
     | undefined
+  /**
+   * Holds matching POSTs to `/mcp` without answering (not even a status line) until
+   * {@link FakeHttpServer.releaseStalled}; then they are served as usual, unless their client
+   * went away meanwhile (then the fake server never sees them). They are recorded on arrival.
+   */
+  readonly stall?: boolean | FaultScope | undefined
 }
 
 /**
@@ -210,6 +216,14 @@ export interface FakeHttpServer {
   readonly cutGetStreams: Effect.Effect<void>
   /** How many GET `/mcp` and `/sse` streams are open now. */
   readonly openGetStreams: Effect.Effect<number>
+  /**
+   * Destroys the sockets of the open POST `/mcp` SSE streams of requests of `method` that have
+   * not been answered (a dropped `subscriptions/listen` stream, say). The fake server is not
+   * told: to it the request is still open.
+   */
+  readonly cutPostStreams: (method: string) => Effect.Effect<void>
+  /** Serves the POSTs held by the `stall` fault. */
+  readonly releaseStalled: Effect.Effect<void>
   /** Replaces the faults named in `faults` (an `undefined` value turns one off) and resets their counters. */
   readonly setFaults: (faults: Faults) => Effect.Effect<void>
 }

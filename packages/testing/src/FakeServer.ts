@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as Tasks from "./internal/tasks.js"
 
 /**
  * What a tool handler can do besides returning its result.
@@ -78,7 +79,9 @@ export interface ResourceDefinition {
 
 /**
  * A scripted misbehaviour, applied to requests of `method` (`*` for any), at most `times`
- * times (default: always).
+ * times (default: always). On a 2026-07-28 `subscriptions/listen`, `silence` never
+ * acknowledges it, `error` and `crash` answer instead of acknowledging, `result` acknowledges
+ * and then closes it with that result, and `acknowledge` grants exactly what it names.
  *
  * @since 0.1.0
  * @category models
@@ -101,6 +104,8 @@ export type Fault =
     | { readonly action: "result"; readonly result: unknown }
     /** Pagination: answers every page with the same `nextCursor`. */
     | { readonly action: "repeat-cursor" }
+    /** `subscriptions/listen` only: acknowledges with exactly these `notifications`, then keeps it open. */
+    | { readonly action: "acknowledge"; readonly notifications: Record<string, unknown> }
   )
 
 /**
@@ -135,6 +140,13 @@ export interface Definition {
   readonly ttlMs?: number | undefined
   /** `cacheScope` of every cacheable 2026-07-28 result (default public). */
   readonly cacheScope?: "public" | "private" | undefined
+  /**
+   * Serves tasks: a tool whose `execution.taskSupport` is `optional` or `required` runs as a
+   * task when the call asks for one (2025-11-25 `task` parameter; 2026-07-28 when the request
+   * declares the `io.modelcontextprotocol/tasks` extension). An `input_required` answer of the
+   * tool puts a 2026-07-28 task in `input_required` until `tasks/update` brings the answers.
+   */
+  readonly tasks?: Tasks.TaskOptions | undefined
 }
 
 /**
@@ -191,6 +203,8 @@ export interface FakeServer {
   readonly publish: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
   /** Ends every subscription gracefully (a complete result to each listen request). */
   readonly endListens: Effect.Effect<void>
+  /** Tears every subscription down from the server's side: `notifications/cancelled` naming each listen request. */
+  readonly cancelListens: Effect.Effect<void>
 }
 
 const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -246,14 +260,26 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
         ? { resources: { listChanged: true, ...(definition.subscriptions === true ? { subscribe: true } : {}) } }
         : {}),
       ...(definition.logging === true ? { logging: {} } : {}),
-      ...(definition.completions !== undefined ? { completions: {} } : {})
+      ...(definition.completions !== undefined ? { completions: {} } : {}),
+      ...(definition.tasks !== undefined
+        ? {
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+          extensions: { [Tasks.EXTENSION]: {} }
+        }
+        : {})
     }
+    const taskStore = Tasks.make(definition.tasks ?? {}, runFork, (creator, params) =>
+      creator.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params }))
 
     const takeFault = (method: string): Fault | undefined => {
       for (const fault of definition.faults ?? []) {
-        if (fault.method !== method && fault.method !== "*") continue
+        if (fault.method !== method && fault.method !== "*") {
+          continue
+        }
         const used = faultsUsed.get(fault) ?? 0
-        if (used >= (fault.times ?? Infinity)) continue
+        if (used >= (fault.times ?? Infinity)) {
+          continue
+        }
         faultsUsed.set(fault, used + 1)
         return fault
       }
@@ -297,7 +323,12 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
           return Effect.succeed({})
         case "tools/list": {
           const page = paginate(tools, definition.pageSize, params.cursor)
-          return Effect.succeed({ tools: page.items.map((t) => t.tool), nextCursor: page.nextCursor })
+          return Effect.succeed({
+            tools: page.items.map((t) =>
+              t.tool
+            ),
+            nextCursor: page.nextCursor
+          })
         }
         case "tools/call": {
           const found = tools.find((t) => t.tool.name === params.name)
@@ -319,14 +350,34 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
             inputResponses: isObject(params.inputResponses) ? params.inputResponses : undefined,
             requestState: typeof params.requestState === "string" ? params.requestState : undefined
           }
-          return Effect.map(found.handler(isObject(params.arguments) ? params.arguments : {}, context), toResult)
+          const args = isObject(params.arguments) ? params.arguments : {}
+          const support = found.tool.execution?.taskSupport
+          const modern = isModernRequest(params)
+          const declared = isObject(meta?.["io.modelcontextprotocol/clientCapabilities"]) &&
+            isObject(meta["io.modelcontextprotocol/clientCapabilities"].extensions) &&
+            meta["io.modelcontextprotocol/clientCapabilities"].extensions[Tasks.EXTENSION] !== undefined
+          if (
+            definition.tasks !== undefined && (support === "optional" || support === "required") &&
+            (modern ? declared : isObject(params.task))
+          ) {
+            return taskStore.create(modern, wire.send, (inputResponses) =>
+              Effect.map(found.handler(args, { ...context, inputResponses, requestState: undefined }), toResult))
+          }
+          return Effect.map(found.handler(args, context), toResult)
         }
         case "prompts/list": {
           const page = paginate(definition.prompts ?? [], definition.pageSize, params.cursor)
-          return Effect.succeed({ prompts: page.items.map((p) => p.prompt), nextCursor: page.nextCursor })
+          return Effect.succeed({
+            prompts: page.items.map((p) =>
+              p.prompt
+            ),
+            nextCursor: page.nextCursor
+          })
         }
         case "prompts/get": {
-          const found = definition.prompts?.find((p) => p.prompt.name === params.name)
+          const found = definition.prompts?.find((p) =>
+            p.prompt.name === params.name
+          )
           if (found === undefined) {
             return Effect.fail({ code: -32602, message: `Unknown prompt: ${String(params.name)}` })
           }
@@ -369,7 +420,10 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
           })
         }
         default:
-          return Effect.fail({ code: -32601, message: `Method not found: ${method}` })
+          return definition.tasks !== undefined
+            ? taskStore.serve(method, params, isModernRequest(params)) ??
+              Effect.fail({ code: -32601, message: `Method not found: ${method}` })
+            : Effect.fail({ code: -32601, message: `Method not found: ${method}` })
       }
     }
 
@@ -439,7 +493,7 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
               method === "subscriptions/listen" && id !== undefined && definition.era !== undefined &&
               definition.era !== "legacy"
             ) {
-              return takeFault(method)?.action === "silence" ? undefined : startListen(wire, id, params)
+              return listenWith(wire, id, method, params)
             }
             if (method === "notifications/cancelled") {
               listens.delete(`${String(params.requestId)}`)
@@ -456,14 +510,44 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       string,
       { readonly wire: Wire; readonly id: string | number; readonly filter: Record<string, unknown> }
     >()
-    const startListen = (wire: Wire, id: string | number, params: Record<string, unknown>) => {
-      const asked = isObject(params.notifications) ? params.notifications : {}
-      const granted: Record<string, unknown> = {}
-      for (const flag of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"]) {
-        if (asked[flag] === true) granted[flag] = true
+    const listenWith = (wire: Wire, id: string | number, method: string, params: Record<string, unknown>) => {
+      const fault = takeFault(method)
+      switch (fault?.action) {
+        case "silence":
+          return
+        case "crash":
+          return wire.close(`scripted crash on ${method}`)
+        case "error":
+          return wire.send({
+            jsonrpc: "2.0",
+            id,
+            error: { code: fault.code, message: fault.message, data: fault.data }
+          })
+        case "acknowledge":
+          return startListen(wire, id, params, fault.notifications)
+        case "result":
+          startListen(wire, id, params)
+          listens.delete(`${String(id)}`)
+          return wire.send({ jsonrpc: "2.0", id, result: fault.result })
+        default:
+          return startListen(wire, id, params)
       }
-      if (Array.isArray(asked.resourceSubscriptions) && definition.subscriptions === true) {
-        granted.resourceSubscriptions = asked.resourceSubscriptions
+    }
+    const startListen = (
+      wire: Wire,
+      id: string | number,
+      params: Record<string, unknown>,
+      acknowledged?: Record<string, unknown>
+    ) => {
+      const asked = isObject(params.notifications) ? params.notifications : {}
+      const granted: Record<string, unknown> = acknowledged === undefined ? {} : { ...acknowledged }
+      if (acknowledged === undefined) {
+        for (const flag of ["toolsListChanged", "promptsListChanged", "resourcesListChanged"]) {
+          if (asked[flag] === true) granted[flag] = true
+        }
+        if (Array.isArray(asked.resourceSubscriptions) && definition.subscriptions === true) {
+          granted.resourceSubscriptions = asked.resourceSubscriptions
+        }
       }
       listens.set(`${String(id)}`, { wire, id, filter: granted })
       wire.send({
@@ -533,6 +617,16 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
             jsonrpc: "2.0",
             id: listen.id,
             result: { resultType: "complete", _meta: { [SUBSCRIPTION_ID]: listen.id } }
+          })
+          listens.delete(key)
+        }
+      }),
+      cancelListens: Effect.sync(() => {
+        for (const [key, listen] of listens) {
+          listen.wire.send({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: listen.id, reason: "the server ended the subscription" }
           })
           listens.delete(key)
         }

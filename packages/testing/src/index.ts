@@ -10,3 +10,7 @@ export * as Scenarios from "./Scenarios.js"
  * @since 0.1.0
  */
 export * as FakeHttpServer from "./FakeHttpServer.js"
+/**
+ * @since 0.1.0
+ */
+export * as FakeOAuthServer from "./FakeOAuthServer.js"

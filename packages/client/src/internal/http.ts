@@ -28,6 +28,8 @@ export interface HttpSettings {
   /** Whether a host hook changes requests in ways the client cannot see (then caches are not reused). */
   readonly customised: boolean
   readonly auth: McpAuth | undefined
+  /** Told when handling a challenge starts and ends (the peer stops request deadlines meanwhile). */
+  readonly onAuthorizing: ((active: boolean) => void) | undefined
   readonly retries: number
   readonly retryBase: Duration.Duration
   readonly maxBodyBytes: number
@@ -56,7 +58,8 @@ export interface HttpOptions {
 /** @internal */
 export const settings = (
   server: string,
-  options: HttpOptions
+  options: HttpOptions,
+  sink?: { readonly onAuthorizing?: ((active: boolean) => void) | undefined }
 ): Effect.Effect<HttpSettings, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (base) => {
     // No spans or trace headers: they would cost per request and tell the server about the host.
@@ -70,6 +73,7 @@ export const settings = (
         : ((fixed) => () => fixed)(options.headers ?? {}),
       customised: options.httpClient !== undefined,
       auth: options.auth,
+      onAuthorizing: sink?.onAuthorizing,
       retries: options.retries ?? 3,
       retryBase: Duration.decode(options.retryBase ?? "200 millis"),
       maxBodyBytes,
@@ -179,13 +183,26 @@ export const executeAuthorized = (
             s.auth === undefined || retried
               ? Effect.fail(refused)
               : Effect.flatMap(
-                s.auth.challenge({ url: request.url, status, wwwAuthenticate: response.headers["www-authenticate"] }),
+                authorizing(
+                  s,
+                  s.auth.challenge({ url: request.url, status, wwwAuthenticate: response.headers["www-authenticate"] })
+                ),
                 (again) => again ? attempt(true) : Effect.fail(refused)
               )
           )
         })
     )
   return attempt(false)
+}
+
+/** Runs a challenge's handling with the peer told, so request deadlines leave out its time. */
+const authorizing = <A, E>(s: HttpSettings, handling: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  const tell = s.onAuthorizing
+  return tell === undefined ? handling : Effect.acquireUseRelease(
+    Effect.sync(() => tell(true)),
+    () => handling,
+    () => Effect.sync(() => tell(false))
+  )
 }
 
 /**

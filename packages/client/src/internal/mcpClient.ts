@@ -7,10 +7,17 @@ import * as Stream from "effect/Stream"
 import type { Root } from "../Handlers.js"
 import * as JsonSchema from "../JsonSchema.js"
 import type * as McpClient from "../McpClient.js"
-import { AmbiguousToolError, ConfigError, ServerNotFoundError, ToolNotFoundError } from "../McpError.js"
+import {
+  AmbiguousServerError,
+  AmbiguousToolError,
+  ConfigError,
+  ServerNotFoundError,
+  ToolNotFoundError
+} from "../McpError.js"
 import type { ConnectError } from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ServerConnection from "../ServerConnection.js"
+import { Task } from "../Task.js"
 
 /** @internal */
 export const clientInfo: McpSchema.Implementation = { name: "mcp-effect", version: "0.1.0" }
@@ -122,15 +129,31 @@ export const make = <R>(
         return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
       })
 
-    const callTool: McpClient.Service["callTool"] = (name, args, callOptions) => {
-      if (callOptions?.server === undefined && servers.length === 1) {
-        return servers[0]!.callTool(name, args, callOptions)
-      }
-      const target = callOptions?.server !== undefined
-        ? server(callOptions.server)
+    const toolServer = (name: string, selected: string | undefined) =>
+      selected !== undefined
+        ? server(selected)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
         : Effect.flatMap(findTool(name), (tool) => server(tool.server))
-      return Effect.flatMap(target, (c) => c.callTool(name, args, callOptions))
-    }
+
+    const callTool: McpClient.Service["callTool"] = (name, args, callOptions) =>
+      callOptions?.server === undefined && servers.length === 1
+        ? servers[0]!.callTool(name, args, callOptions)
+        : Effect.flatMap(toolServer(name, callOptions?.server), (c) => c.callTool(name, args, callOptions))
+
+    // Task ids are unique only on the server that issued them: a handle names its server, a
+    // bare id needs one unless there is only one.
+    const taskServer = (
+      task: Task | string,
+      selected: string | undefined
+    ): Effect.Effect<ServerConnection.ServerConnection, ServerNotFoundError | AmbiguousServerError> =>
+      task instanceof Task
+        ? server(task.server)
+        : selected !== undefined
+        ? server(selected)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
+        : Effect.fail(new AmbiguousServerError({ subject: `task ${task.slice(0, 200)}`, servers: names }))
 
     // Prompts and resources are routed to the server that lists them, else to the first one,
     // whose own error then says what is wrong.
@@ -189,6 +212,32 @@ export const make = <R>(
           (call) => callTool(call.name, call.arguments, { ...requestOptions, server: call.server }),
           { concurrency: "unbounded" }
         ),
+      callToolAsTask: (name, args, callOptions) =>
+        Effect.flatMap(toolServer(name, callOptions?.server), (c) => c.callToolAsTask(name, args, callOptions)),
+      getTask: (task, callOptions) =>
+        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.getTask(task, callOptions)),
+      getTaskResult: (task, callOptions) =>
+        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.getTaskResult(task, callOptions)),
+      waitForTask: (task, waitOptions) =>
+        Effect.flatMap(taskServer(task, waitOptions?.server), (c) => c.waitForTask(task, waitOptions)),
+      cancelTask: (task, callOptions) =>
+        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.cancelTask(task, callOptions)),
+      updateTask: (task, inputResponses, callOptions) =>
+        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.updateTask(task, inputResponses, callOptions)),
+      listTasks: (listOptions) =>
+        listOptions?.server !== undefined
+          ? Effect.flatMap(server(listOptions.server), (c) => c.listTasks(listOptions))
+          : Effect.map(
+            Effect.forEach(
+              servers.filter((c) => {
+                const tasks = c.negotiated()?.capabilities.tasks
+                return typeof tasks === "object" && tasks !== null && "list" in tasks
+              }),
+              (c) => c.listTasks(listOptions),
+              { concurrency: "unbounded" }
+            ),
+            (lists) => lists.flat()
+          ),
       listPrompts,
       getPrompt: (name, args, callOptions) =>
         Effect.flatMap(promptServer(name, callOptions?.server), (c) => c.getPrompt(name, args, callOptions)),

@@ -234,6 +234,9 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
     const maxScopeAttempts = options.maxScopeAttempts ?? 2
     const warn = options.onWarning ?? (() => {})
     const tokenKey = `token:${server}`
+    // One token per authorization server: the one in use sits under `tokenKey`, and a copy of
+    // each under its issuer's slot, so a resource that moves back to an earlier AS resumes it.
+    const issuerTokenKey = (issuer: string) => `token:${server} ${issuer}`
     const clientKey = (issuer: string) => `client:${issuer}`
 
     const state = yield* Ref.make<State>({ discovery: undefined, requested: new Map(), stepUps: new Map() })
@@ -253,6 +256,47 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
     }
 
     const loadToken = Effect.map(store.get(tokenKey), decodeToken)
+
+    /** The token kept for `issuer`, only if that issuer issued it. */
+    const loadIssuerToken = (issuer: string) =>
+      Effect.map(store.get(issuerTokenKey(issuer)), (u) => {
+        const token = decodeToken(u)
+        return token?.issuer === issuer ? token : undefined
+      })
+
+    /** The token in use, and its issuer's copy (best effort: the slot in use is what counts). */
+    const saveToken = (token: StoredToken) =>
+      Effect.zipRight(store.set(tokenKey, token), Effect.ignore(storage.set(issuerTokenKey(token.issuer), token)))
+
+    /** A retired token (refused, or expired for good) is deleted wherever it is kept. */
+    const retire = (token: StoredToken) =>
+      Effect.gen(function*() {
+        if ((yield* loadToken)?.accessToken === token.accessToken) yield* store.remove(tokenKey)
+        if ((yield* loadIssuerToken(token.issuer))?.accessToken === token.accessToken) {
+          yield* store.remove(issuerTokenKey(token.issuer))
+        }
+      })
+
+    /**
+     * A flow starts only if the storage keeps what it will produce (a registration, a token):
+     * a probe is written and read back before the user is sent anywhere or a client registered.
+     */
+    const checkStorage = Effect.gen(function*() {
+      const key = `flow:${server}`
+      const nonce = oauth.generateRandomState()
+      const refused = (detail: string) =>
+        new AuthError({
+          server,
+          reason: "storage",
+          message: `the OAuth storage cannot keep what an authorization needs (${detail}); no authorization started`
+        })
+      yield* Effect.mapError(storage.set(key, { nonce }), (e) => refused(e.message))
+      const back = yield* Effect.mapError(storage.get(key), (e) => refused(e.message))
+      yield* Effect.ignore(storage.remove(key))
+      if (!isRecord(back) || back.nonce !== nonce) {
+        return yield* Effect.fail(refused("a value written was not read back"))
+      }
+    })
 
     // --- HTTP -------------------------------------------------------------------------------
 
@@ -397,10 +441,13 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           warn(`the authorization server of ${server} changed from ${previous.as.issuer} to ${discovery.as.issuer}`)
         }
         yield* Ref.update(state, (s) => ({ ...s, discovery }))
-        // A token from an authorization server that is no longer this resource's is retired.
+        // A token from an authorization server that is no longer this resource's leaves the slot
+        // in use (kept under its issuer), and the token of the current one, if any, is resumed.
         const token = yield* loadToken
         if (token !== undefined && token.issuer !== discovery.as.issuer) {
-          yield* store.remove(tokenKey)
+          yield* Effect.ignore(storage.set(issuerTokenKey(token.issuer), token))
+          const resumed = yield* loadIssuerToken(discovery.as.issuer)
+          yield* resumed === undefined ? store.remove(tokenKey) : store.set(tokenKey, resumed)
         }
         return discovery
       })
@@ -425,7 +472,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
       return "client_secret_basic"
     }
 
-    const registerDynamically = (discovery: Discovery, scopes: ReadonlyArray<string>) =>
+    const registerDynamically = (discovery: Discovery, scopes: ReadonlyArray<string>, redirectUri: string) =>
       Effect.gen(function*() {
         const as = discovery.as
         if (typeof as.registration_endpoint !== "string") {
@@ -498,7 +545,11 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         return client
       })
 
-    const clientFor = (discovery: Discovery, scopes: ReadonlyArray<string>): Effect.Effect<StoredClient, AuthError> =>
+    const clientFor = (
+      discovery: Discovery,
+      scopes: ReadonlyArray<string>,
+      redirectUri: string
+    ): Effect.Effect<StoredClient, AuthError> =>
       Effect.gen(function*() {
         const as = discovery.as
         for (const creds of preRegistered) {
@@ -538,7 +589,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           }
         }
         // 3. Dynamic registration.
-        return yield* registerDynamically(discovery, scopes)
+        return yield* registerDynamically(discovery, scopes, redirectUri)
       })
 
     const clientAuth = (client: StoredClient): Effect.Effect<oauth.ClientAuth, AuthError> => {
@@ -585,7 +636,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : undefined,
           scopes: response.scope === undefined ? requested : policy.scopeList(response.scope)
         }
-        yield* store.set(tokenKey, token)
+        yield* saveToken(token)
         return token
       })
 
@@ -642,10 +693,14 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         if (typeof as.authorization_endpoint !== "string") {
           return yield* fail("discovery", `${as.issuer} has no authorization_endpoint`)
         }
-        const configuredRedirect = policy.checkRedirectUri(redirectUri)
+        // The interactive step's resources (a callback server) live as long as this flow.
+        const step: OAuth.InteractiveStep = options.interactive === undefined
+          ? { redirectUri, authorize }
+          : yield* options.interactive
+        const configuredRedirect = policy.checkRedirectUri(step.redirectUri)
         if (configuredRedirect !== undefined) return yield* fail("policy", configuredRedirect)
-        const client = yield* clientFor(discovery, scopes)
-        const redirect = client.redirectUri ?? redirectUri
+        const client = yield* clientFor(discovery, scopes, step.redirectUri)
+        const redirect = policy.redirectUriFor(client.redirectUri, step.redirectUri)
         // One request record: issuer, verifier, state, client and redirect URI travel together.
         const verifier = oauth.generateRandomCodeVerifier()
         const request = {
@@ -668,12 +723,12 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         ])
         yield* Ref.update(state, (s) => ({ ...s, requested: new Map(s.requested).set(as.issuer, scopes) }))
         const pending: Pending = { request, client, discovery, scopes }
-        const callback = yield* authorize(url).pipe(
+        const callback = yield* step.authorize(url).pipe(
           // A host that cannot run the step itself completes it later with `complete(callback)`.
           Effect.tapErrorTag("AuthorizationRequiredError", () => Ref.set(pendingRef, pending))
         )
         return yield* redeem(pending, callback)
-      })
+      }).pipe(Effect.scoped)
 
     /** Validates a callback against its request record, then redeems the code. */
     const redeem = ({ client, discovery, request, scopes }: Pending, callback: URL) =>
@@ -722,7 +777,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         const refreshToken = token.refreshToken
         const as = discovery.as
         const client = decodeClient(yield* store.get(clientKey(as.issuer))) ??
-          (yield* clientFor(discovery, token.scopes))
+          (yield* clientFor(discovery, token.scopes, redirectUri))
         const oauthClient: oauth.Client = { client_id: client.clientId }
         const auth = yield* clientAuth(client)
         const response = yield* attempt("refresh", async () =>
@@ -740,6 +795,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
     /** Obtains a new token from the resource's current authorization server. */
     const obtain = (discovery: Discovery, challengeScope: string | undefined, stepUp: boolean) =>
       Effect.gen(function*() {
+        yield* checkStorage
         if (options.grant !== undefined) return yield* clientCredentialsFlow(discovery, options.grant)
         const s = yield* Ref.get(state)
         const token = yield* loadToken
@@ -749,6 +805,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         )
         const scopes = policy.selectScopes({
           challengeScope,
+          configuredScopes: policy.scopeList(options.scope),
           resourceScopes: discovery.resourceScopes,
           authorizationServerScopes: stringList(discovery.as.scopes_supported),
           previous: stepUp ? previous : [],
@@ -786,7 +843,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           )
           if (token.expiresAt !== undefined && now >= token.expiresAt) {
             // Expired and not refreshable: send nothing and let the server's challenge start a flow.
-            yield* store.remove(tokenKey)
+            yield* retire(token)
             return {}
           }
         }
@@ -823,16 +880,23 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
               yield* obtain(discovery, parsed.scope, true)
               return true
             }
-            // A refused token that can be refreshed is refreshed before the user is asked again.
             const current = yield* loadToken
+            // The authorization server changed back to one whose token was kept: try that token.
             if (
-              options.grant === undefined && current !== undefined && current.refreshToken !== undefined &&
-              current.issuer === discovery.as.issuer
-            ) {
-              const refreshed = yield* Effect.option(refresh(current))
+              current !== undefined && current.issuer === discovery.as.issuer &&
+              current.accessToken !== before?.accessToken
+            ) return true
+            // The token the server refused, if it came from the current authorization server.
+            const refused = current !== undefined && current.issuer === discovery.as.issuer ? current : undefined
+            // A refused token that can be refreshed is refreshed before the user is asked again.
+            if (options.grant === undefined && refused?.refreshToken !== undefined) {
+              const refreshed = yield* Effect.option(refresh(refused))
               if (Option.isSome(refreshed)) return true
             }
-            yield* obtain(discovery, parsed.scope, latest !== undefined)
+            // A new token replaces the refused one in both slots; if none comes, it is retired.
+            yield* obtain(discovery, parsed.scope, latest !== undefined).pipe(
+              Effect.tapError(() => refused === undefined ? Effect.void : retire(refused))
+            )
             return true
           })
         )

@@ -213,14 +213,15 @@ export const scopeUnion = (...lists: ReadonlyArray<ReadonlyArray<string>>): Read
 ]
 
 /**
- * The scopes of an authorization request: the challenge's (authoritative), else the Protected
- * Resource Metadata's `scopes_supported`, else none; `offline_access` added when wanted and the
- * authorization server lists it.
+ * The scopes of an authorization request: the challenge's (authoritative), else the host's
+ * configured ones, else the Protected Resource Metadata's `scopes_supported`, else none;
+ * `offline_access` added when wanted and the authorization server lists it.
  *
  * @internal
  */
 export const selectScopes = (options: {
   readonly challengeScope: string | undefined
+  readonly configuredScopes?: ReadonlyArray<string> | undefined
   readonly resourceScopes: ReadonlyArray<string> | undefined
   readonly authorizationServerScopes: ReadonlyArray<string> | undefined
   readonly previous: ReadonlyArray<string>
@@ -230,6 +231,8 @@ export const selectScopes = (options: {
     ? scopeList(options.challengeScope)
     : options.previous.length > 0
     ? []
+    : options.configuredScopes !== undefined && options.configuredScopes.length > 0
+    ? options.configuredScopes
     : (options.resourceScopes ?? []).filter((s) => s !== "offline_access")
   const union = scopeUnion(options.previous, base)
   const offline = options.offlineAccess && union.length > 0 &&
@@ -260,6 +263,26 @@ export const checkRedirectUri = (raw: string): string | undefined => {
   const scheme = url.protocol.slice(0, -1)
   if (scheme.includes(".") && !["javascript", "data", "file", "blob"].includes(scheme)) return undefined
   return `redirect URI scheme ${url.protocol} is neither HTTPS, loopback HTTP nor a private-use scheme`
+}
+
+/**
+ * The redirect URI of an authorization request: the one the client was registered with, except
+ * that a loopback redirect may change its port (RFC 8252 §7.3, OAuth 2.1: the authorization
+ * server must accept any port there), so a callback server on a fresh port is reachable.
+ *
+ * @internal
+ */
+export const redirectUriFor = (registered: string | undefined, current: string): string => {
+  if (registered === undefined || registered === current) return current
+  try {
+    const r = new URL(registered)
+    const c = new URL(current)
+    const samePlace = r.protocol === "http:" && c.protocol === "http:" && r.hostname === c.hostname &&
+      r.pathname === c.pathname && r.search === c.search
+    return samePlace && isLoopbackHost(bareHost(r)) ? current : registered
+  } catch {
+    return registered
+  }
 }
 
 /**

@@ -17,7 +17,8 @@ import type { Transport } from "../Transport.js"
 
 interface Pending {
   readonly method: string
-  readonly deadline: number
+  /** Moved later by the time the transport spent handling an auth challenge. */
+  deadline: number
   readonly timeoutMs: number
   readonly cancellable: boolean
   readonly onProgress: ((progress: Progress) => void) | undefined
@@ -52,6 +53,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     // a request's deadline is earlier than the one it sleeps towards (rare: timeouts are
     // mostly equal), so a request costs no timer of its own.
     let wakeAt = Infinity
+    // Auth challenges the transport is handling (see onAuthorizing), and since when.
+    let authorizing = 0
+    let authorizingSince = 0
     let wake = Deferred.unsafeMake<void>(FiberId.none)
     const watchDeadline = (deadline: number) => {
       if (deadline < wakeAt) {
@@ -77,6 +81,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
 
     const expire = (now: number) => {
       let earliest = Infinity
+      if (authorizing > 0) return earliest
       for (const [id, entry] of pending) {
         if (entry.deadline <= now) {
           settle(id, entry, new RequestTimeoutError({ server, method: entry.method, timeoutMs: entry.timeoutMs }))
@@ -242,14 +247,29 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (entry !== undefined) settle(id, entry, Effect.fail(error))
     }
 
-    transport = yield* options.transport({ onMessage, onClose, onRequestFailed }, server)
+    // While the transport handles an auth challenge (a person may be signing in), deadlines stand
+    // still: when the last challenge ends, each pending request gets the time it spent back.
+    const clock = yield* Effect.clock
+    const onAuthorizing = (active: boolean) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      if (active) {
+        if (authorizing++ === 0) authorizingSince = now
+        return
+      }
+      if (authorizing === 0 || --authorizing > 0) return
+      for (const entry of pending.values()) {
+        // `deadline - timeoutMs` is when the request's time started to run.
+        entry.deadline += now - Math.max(authorizingSince, entry.deadline - entry.timeoutMs)
+      }
+      Deferred.unsafeDone(wake, Exit.void)
+    }
+
+    transport = yield* options.transport({ onMessage, onClose, onRequestFailed, onAuthorizing }, server)
     const open = transport
 
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => onClose(new ConnectionError({ server, message: "connection closed" })))
     )
-
-    const clock = yield* Effect.clock
 
     const request = (
       method: string,

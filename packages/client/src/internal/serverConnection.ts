@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -17,6 +18,7 @@ import * as Handlers from "../Handlers.js"
 import * as HeaderParams from "../HeaderParams.js"
 import {
   CapabilityError,
+  ConnectionError,
   InputRequiredError,
   InvalidResponseError,
   RequestTimeoutError,
@@ -33,14 +35,11 @@ import * as Subscription from "../Subscription.js"
 import * as LogMessage from "./logMessage.js"
 import * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
+import * as Tasks from "./tasks.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 const MAX_INPUT_ROUNDS = 10
-const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-const TERMINAL = new Set(["completed", "failed", "cancelled"])
-/** Poll no faster than this, whatever a server asks (and no slower than 10 s). */
-const MIN_POLL_MS = 100
 /** A stream dropped sooner than this after its acknowledgement is a crash loop: not re-opened. */
 const RESTART_MIN_INTERVAL_MS = 1_000
 
@@ -133,7 +132,7 @@ export const make = <R>(
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
     const maxPages = options.maxPages ?? 100
     const handlers = options.handlers
-    const tasksDeclared = (options.extensions ?? []).includes(TASKS_EXTENSION)
+    const tasksDeclared = (options.extensions ?? []).includes(Tasks.EXTENSION)
     const extensions = (options.extensions ?? []).length === 0
       ? {}
       : { extensions: Object.fromEntries((options.extensions ?? []).map((id) => [id, {}])) }
@@ -223,6 +222,11 @@ export const make = <R>(
     }
 
     let live: Session | undefined
+    // Sessions live in a scope of their own, closed after `closed` is set: what fails because the
+    // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
+    const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
+    let closed = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
     const lock = yield* Effect.makeSemaphore(1)
     const candidates = [{ kind: config.kind, transport: config.transport }, ...(config.fallbacks ?? [])]
     // Once a candidate worked (auto-detection), reopening uses it alone.
@@ -231,7 +235,7 @@ export const make = <R>(
     // The era is remembered for the life of the connection; a reopen after a failure probes again.
     const openWith = (candidate: number) =>
       Effect.gen(function*() {
-        const scope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
+        const scope = yield* Scope.fork(sessionsScope, ExecutionStrategy.sequential)
         return yield* Effect.gen(function*() {
           const peer = yield* RpcPeer.make({
             server,
@@ -261,6 +265,7 @@ export const make = <R>(
       })
 
     const open = Effect.gen(function*() {
+      if (closed) return yield* new ConnectionError({ server, message: "the connection is closed" })
       if (live !== undefined) {
         yield* Scope.close(live.scope, Exit.void)
         live = undefined
@@ -343,10 +348,11 @@ export const make = <R>(
             ...options,
             hints: { modern: true, headers, onAuthorization }
           })
-          return once.pipe(
-            Effect.catchTag("ResponseStreamClosedError", () => once),
-            Effect.mapError(Protocol.modernError)
-          )
+          // A listen's broken stream is the subscription's to re-open (backoff, re-acknowledgement).
+          const reissued = method === "subscriptions/listen"
+            ? once
+            : Effect.catchTag(once, "ResponseStreamClosedError", () => once)
+          return Effect.mapError(reissued, Protocol.modernError)
         })
       }
       // An expired HTTP session: re-sent once on a new session, unless it is a tool call,
@@ -751,6 +757,16 @@ export const make = <R>(
       )
     }
 
+    const tasks = Tasks.make({
+      server,
+      handlers,
+      declared: tasksDeclared,
+      session: Effect.map(session, (s) => s.negotiated),
+      send: (method, params, requestOptions, headers) => send(method, params, requestOptions, headers),
+      decodeResult: (value) => decodeCallTool(server, "tools/call", value),
+      checkOutput
+    })
+
     /**
      * Legacy (2025-11-25) task augmentation: a tool that requires it is called as a task when
      * the server declares `tasks.requests.tools.call`.
@@ -765,113 +781,16 @@ export const make = <R>(
     }
 
     /**
-     * A task-returning tools/call is driven to its end transparently: polled at the server's
-     * pace (bounded), input requests answered through the handlers (each key once), the final
-     * CallToolResult returned. Legacy tasks end with tasks/result; modern ones carry the result.
+     * Sends a `tools/call`: the definition it goes out under is the one its result is checked
+     * against (a -32020 retry goes out, and is checked, under the refreshed one). One lookup of
+     * the definition serves the input check, the headers and the output check.
      */
-    const completeTask = (
-      raw: unknown,
-      requestOptions: RequestOptions | undefined
-    ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
-      const created = isObject(raw) ? raw : {}
-      const legacyTask = isObject(created.task) ? created.task : undefined
-      const modern = created.resultType === "task"
-      if (legacyTask === undefined && !modern) return Effect.succeed(raw)
-      const task = legacyTask ?? created
-      const taskId = typeof task.taskId === "string" ? task.taskId : undefined
-      if (taskId === undefined) return Effect.fail(Protocol.invalidResult(server, "tools/call", raw))
-      const answered = new Set<string>()
-      const pollMs = (t: Record<string, unknown>) => {
-        const asked = typeof t.pollIntervalMs === "number"
-          ? t.pollIntervalMs
-          : typeof t.pollInterval === "number"
-          ? t.pollInterval
-          : 1_000
-        return Math.min(Math.max(asked, MIN_POLL_MS), 10_000)
-      }
-      const headers = { "mcp-name": HeaderParams.encodeValue(taskId) }
-      const poll = (current: Record<string, unknown>): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
-        const status = current.status
-        // A legacy task that needs input delivers its requests through tasks/result, which
-        // blocks until the task ends: the handlers answer them as server requests meanwhile.
-        if (!modern && status === "input_required") {
-          return send("tasks/result", { taskId }, requestOptions, headers)
-        }
-        if (status === "completed") {
-          return modern && "result" in current
-            ? Effect.succeed(current.result)
-            : send("tasks/result", { taskId }, requestOptions, headers)
-        }
-        if (status === "failed" || status === "cancelled") {
-          const error = isObject(current.error) ? current.error : {}
-          return Effect.fail(
-            new ServerError({
-              server,
-              method: "tools/call",
-              code: typeof error.code === "number" ? error.code : -32603,
-              message: typeof error.message === "string" ? error.message : `task ${taskId} ${String(status)}`,
-              data: { taskId, status }
-            })
-          )
-        }
-        const answer = modern && status === "input_required" && isObject(current.inputRequests)
-          ? Effect.flatMap(
-            Effect.forEach(
-              Object.entries(current.inputRequests).filter(([key]) => !answered.has(key)),
-              ([key, request]) => {
-                const r = isObject(request) ? request : {}
-                const served = typeof r.method === "string"
-                  ? Handlers.serve(handlers, r.method, isObject(r.params) ? r.params : {}, "modern")
-                  : undefined
-                const stop = (reason: string) =>
-                  Effect.fail(
-                    new InputRequiredError({
-                      server,
-                      method: "tools/call",
-                      params: { taskId },
-                      inputRequests: current.inputRequests,
-                      resumable: false,
-                      reason
-                    })
-                  )
-                if (served === undefined) return stop(`no handler for a task's ${String(r.method)}`)
-                return Effect.map(
-                  Effect.catchAll(served, (error) =>
-                    stop(error instanceof Handlers.InvalidInputRequest ? error.message : "a handler failed")),
-                  (value) =>
-                    [key, value] as const
-                )
-              }
-            ),
-            (answers) => {
-              if (answers.length === 0) {
-                return Effect.void
-              }
-              for (const [key] of answers) {
-                answered.add(key)
-              }
-              return Effect.asVoid(
-                send("tasks/update", { taskId, inputResponses: Object.fromEntries(answers) }, requestOptions, headers)
-              )
-            }
-          )
-          : Effect.void
-        return answer.pipe(
-          Effect.zipRight(Effect.sleep(Duration.millis(pollMs(current)))),
-          Effect.zipRight(send("tasks/get", { taskId }, requestOptions, headers)),
-          Effect.flatMap((next) => {
-            const detail = isObject(next) && isObject(next.task) ? next.task : isObject(next) ? next : {}
-            return poll(detail)
-          })
-        )
-      }
-      return TERMINAL.has(String(task.status)) ? poll(task) : poll({ ...task, status: task.status ?? "working" })
-    }
-
-    const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) => {
-      // The definition the call goes out under is the one its result is checked against (a
-      // -32020 retry goes out, and is checked, under the refreshed one).
-      // One lookup of the definition serves the input check, the headers and the output check.
+    const invokeTool = (
+      name: string,
+      args: Record<string, unknown> | undefined,
+      requestOptions: RequestOptions | undefined,
+      augment: (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
+    ) => {
       const call = Effect.flatMap(
         Effect.suspend(() =>
           jsonSchema === undefined && !headersNeedDefinition() ? Effect.succeed(undefined) : definitionOf(name)
@@ -881,33 +800,49 @@ export const make = <R>(
             checkInput(tool),
             Effect.flatMap(paramHeaders(tool, args), (headers) =>
               Effect.map(
-                withInput("tools/call", withTask(callToolParams(name, args), tool), requestOptions, {
+                withInput("tools/call", augment(callToolParams(name, args), tool), requestOptions, {
                   "mcp-name": HeaderParams.encodeValue(name),
                   ...headers
                 }),
-                (raw) => ({ raw, tool })
+                (raw) => ({ raw, tool, era: live?.negotiated.era ?? "legacy" })
               ))
           )
       )
       // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
-      return call.pipe(
-        Effect.catchTag("HeaderMismatchError", () =>
-          Effect.zipRight(
-            Effect.sync(() => {
-              cache.delete(listKeys.tools)
-              knownTools = undefined
-            }),
-            call
-          )),
-        Effect.flatMap(({ raw, tool }) =>
-          Effect.map(completeTask(raw, requestOptions), (final) => ({ final, tool }))
-        ),
-        Effect.flatMap(({ final, tool }) =>
-          Effect.flatMap(decodeCallTool(server, "tools/call", final), (result) =>
-            Effect.as(checkOutput(tool, result, live?.negotiated.era ?? "legacy"), result))
-        )
-      )
+      return Effect.catchTag(call, "HeaderMismatchError", () =>
+        Effect.zipRight(
+          Effect.sync(() => {
+            cache.delete(listKeys.tools)
+            knownTools = undefined
+          }),
+          call
+        ))
     }
+
+    // A task-returning call is driven to its end transparently (polled at the server's pace,
+    // input requests answered once each, bounded by the task's ttlMs).
+    const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) =>
+      Effect.flatMap(invokeTool(name, args, requestOptions, withTask), ({ era, raw, tool }) =>
+        Effect.flatMap(tasks.created(raw, tool, era), (task) =>
+          task !== undefined
+            ? tasks.complete(task, requestOptions)
+            : Effect.flatMap(decodeCallTool(server, "tools/call", raw), (result) =>
+              Effect.as(checkOutput(tool, result, era), result))))
+
+    const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>
+      Effect.flatMap(session, (s) => {
+        const modern = s.negotiated.era === "modern"
+        const ttl = taskOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.decode(taskOptions.ttl)) }
+        return Effect.zipRight(
+          tasks.gate("tools/call", ["requests", "tools", "call"]),
+          Effect.flatMap(
+            invokeTool(name, args, taskOptions, (params) =>
+              modern ? params : { ...params, task: ttl }),
+            ({ era, raw, tool }) =>
+              tasks.callAsTask(era, raw, tool)
+          )
+        )
+      })
 
     const resumeInputRequired: ServerConnection["resumeInputRequired"] = (error, inputResponses) =>
       withInput(error.method, isObject(error.params) ? error.params : {}, undefined, undefined, {
@@ -934,9 +869,10 @@ export const make = <R>(
         const acknowledged = yield* Deferred.make<Record<string, unknown>, RequestError | CapabilityError>()
         let id: number | undefined
         let active = false
-        // Completed by every acknowledgement: the first one answers `listen`, later ones the
-        // re-opens.
+        // Completed by the acknowledgement of the current request: the first one answers `listen`,
+        // later ones the re-opens.
         let nextAck = yield* Deferred.make<void>()
+        const clock = yield* Effect.clock
         let firstGranted: Record<string, unknown> | undefined
         const state: Listen = {
           acknowledge: (granted) => {
@@ -964,6 +900,8 @@ export const make = <R>(
             }
             firstGranted ??= structuredClone(granted)
             active = true
+            acknowledgedAt = clock.unsafeCurrentTimeMillis()
+            failures = 0
             Deferred.unsafeDone(acknowledged, Effect.succeed(structuredClone(granted)))
             Deferred.unsafeDone(nextAck, Effect.void)
           },
@@ -984,6 +922,8 @@ export const make = <R>(
           ? defaultTimeoutMs
           : Duration.toMillis(Duration.decode(listenOptions.ackTimeout))
         let acknowledgedAt = -Infinity
+        // Failed requests since the last acknowledgement: the re-open backoff doubles with them.
+        let failures = 0
         const failWith = (error: RequestError | CapabilityError) =>
           Effect.sync(() => {
             queue.fail(error)
@@ -1001,25 +941,47 @@ export const make = <R>(
         const isReopenable = (error: { readonly _tag: string }) =>
           error._tag === "ResponseStreamClosedError" || error._tag === "TransientServerError" ||
           error._tag === "ConnectionError"
+        // Fails once `ack` is still pending after ackTimeout; never succeeds.
+        const acknowledgedWithin = (ack: Deferred.Deferred<void>) =>
+          Effect.zipRight(
+            Effect.timeoutFail(Deferred.await(ack), {
+              duration: Duration.millis(ackTimeoutMs),
+              onTimeout: () =>
+                new RequestTimeoutError({ server, method: "subscriptions/listen", timeoutMs: ackTimeoutMs })
+            }),
+            Effect.never
+          )
         // A dropped stream (or a restarted stdio process) is a new listen: the server keeps no
         // subscription state. Re-opened with backoff; each re-open must be acknowledged within
-        // ackTimeout; a drop right after an acknowledgement (a crash loop) ends it.
-        const loop = (attempt: number): Effect.Effect<void> =>
-          Effect.matchEffect(once, {
-            onSuccess: (result) =>
-              Protocol.resultTypeOf(result) === "complete"
-                ? Effect.sync(() => state.end())
-                : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
-            onFailure: (error) =>
-              Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<void> => {
+        // ackTimeout (the first one is bounded by `listen` itself); a drop right after an
+        // acknowledgement (a crash loop) ends it, and so does the host closing the connection.
+        const loop = (reopen: boolean): Effect.Effect<void> =>
+          Effect.suspend(() => {
+            const ack = Deferred.unsafeMake<void>(FiberId.none)
+            nextAck = ack
+            return Effect.matchEffect(reopen ? Effect.raceFirst(once, acknowledgedWithin(ack)) : once, {
+              onSuccess: (result) =>
+                Protocol.resultTypeOf(result) === "complete"
+                  ? Effect.sync(() => state.end())
+                  : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
+              onFailure: (error): Effect.Effect<void> => {
                 active = false
+                failures++
                 const acknowledgedOnce = acknowledgedAt !== -Infinity
-                if (!isReopenable(error) || !acknowledgedOnce || now - acknowledgedAt < RESTART_MIN_INTERVAL_MS) {
-                  return failWith(error as RequestError)
-                }
+                if (closed) return acknowledgedOnce ? Effect.sync(() => state.end()) : failWith(error as RequestError)
+                // Before any acknowledgement only an HTTP stream's failure (a 5xx, a drop) is retried.
+                const retry = isReopenable(error) && (acknowledgedOnce
+                  ? clock.unsafeCurrentTimeMillis() - acknowledgedAt >= RESTART_MIN_INTERVAL_MS
+                  : error._tag !== "ConnectionError")
+                if (!retry) return failWith(error as RequestError)
                 return Effect.gen(function*() {
-                  yield* Effect.sleep(Duration.millis(Math.min(200 * 2 ** attempt, 30_000)))
+                  yield* Effect.sleep(Duration.millis(Math.min(200 * 2 ** (failures - 1), 30_000)))
                   const s = yield* Effect.either(session)
+                  if (closed) {
+                    return yield* (acknowledgedOnce
+                      ? Effect.sync(() => state.end())
+                      : failWith(error as RequestError))
+                  }
                   if (s._tag === "Left") return yield* failWith(s.left as RequestError)
                   if (s.right.negotiated.era !== "modern") {
                     return yield* failWith(
@@ -1030,42 +992,28 @@ export const make = <R>(
                       })
                     )
                   }
-                  nextAck = yield* Deferred.make<void>()
-                  const watchAck = Deferred.await(nextAck).pipe(
-                    Effect.timeout(Duration.millis(ackTimeoutMs)),
-                    Effect.tap(() => Clock.currentTimeMillis.pipe(Effect.map((t) => (acknowledgedAt = t))))
-                  )
-                  const reopened = yield* Effect.fork(loop(attempt + 1))
-                  const acked = yield* Effect.either(watchAck)
-                  if (acked._tag === "Left") {
-                    yield* Fiber.interrupt(reopened)
-                    return yield* failWith(
-                      new RequestTimeoutError({ server, method: "subscriptions/listen", timeoutMs: ackTimeoutMs })
-                    )
-                  }
-                  yield* Fiber.join(reopened)
+                  return yield* loop(true)
                 })
-              })
+              }
+            })
           })
-        const request = Effect.zipRight(
-          Effect.fork(
-            Deferred.await(acknowledged).pipe(
-              Effect.flatMap(() => Clock.currentTimeMillis),
-              Effect.map((t) => (acknowledgedAt = t)),
-              Effect.ignore
-            )
-          ),
-          loop(0)
-        ).pipe(
+        const request = loop(false).pipe(
           Effect.ensuring(Effect.sync(() => {
             active = false
             if (id !== undefined) listens.delete(id)
           }))
         )
         const fiber = yield* Effect.forkScoped(request)
+        // A `listen` still waiting for its acknowledgement fails rather than waits for one.
         const close = Effect.asVoid(Effect.zipRight(
           Fiber.interrupt(fiber),
-          Effect.sync(() => state.end())
+          Effect.sync(() => {
+            state.end()
+            Deferred.unsafeDone(
+              acknowledged,
+              Effect.fail(new ConnectionError({ server, message: "the subscription was closed" }))
+            )
+          })
         ))
         yield* Effect.addFinalizer(() => close)
         const ackTimeout = listenOptions?.ackTimeout === undefined
@@ -1116,6 +1064,14 @@ export const make = <R>(
       listResourceTemplates: (requestOptions) =>
         listAll("resources/templates/list", "resourceTemplates", decodeTemplates, requestOptions),
       callTool,
+      callToolAsTask,
+      getTask: tasks.get,
+      getTaskResult: tasks.result,
+      waitForTask: (task, waitOptions) =>
+        tasks.wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
+      cancelTask: tasks.cancel,
+      updateTask: tasks.update,
+      listTasks: (requestOptions) => tasks.list(maxPages, requestOptions),
       getPrompt: (name, args, requestOptions) =>
         Effect.flatMap(
           withInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, requestOptions, {
@@ -1213,9 +1169,15 @@ export const make = <R>(
                 method: "subscriptions/listen"
               })
             }
-            // Updates go to host listeners via the router; the queue is drained here.
-            yield* Effect.forkScoped(Effect.ignore(Stream.runDrain(subscription.notifications)))
+            // Updates go to host listeners via the router; the queue is drained here. A watch that
+            // ended (the server closed it, or a re-open lost the URI) is forgotten, so subscribing
+            // again opens a new one instead of reporting a dead one as watched.
             watches.set(uri, scope)
+            yield* Effect.forkScoped(
+              Effect.ignore(Stream.runDrain(subscription.notifications)).pipe(
+                Effect.ensuring(Effect.sync(() => watches.get(uri) === scope && watches.delete(uri)))
+              )
+            )
           }).pipe(
             Scope.extend(scope),
             Effect.onError(() => Scope.close(scope, Exit.void))

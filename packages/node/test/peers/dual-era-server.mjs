@@ -22,6 +22,13 @@
  * SDK validates it) and logged on stderr as `[dual-era-server] <- <method> <name|uri>`. Counts are readable
  * through the `stats` tool (which itself counts as a `tools/call`) and, on HTTP, through `GET /stats`.
  *
+ * 2026-07-28 extras: `ask_model` asks the client's model (an `input_required` round whose input request is
+ * `sampling/createMessage`), and the tasks extension `io.modelcontextprotocol/tasks` (declared in `server/discover`):
+ * `long_job` answers a declaring request with a CreateTaskResult and the task is driven by `tasks/get` (each poll
+ * advances it: working -> input_required (form elicitation) -> after `tasks/update` -> working -> completed, with the
+ * CallToolResult inline), `tasks/update` and `tasks/cancel`, registered with the SDK's custom-method
+ * `setRequestHandler(method, { params }, handler)` form. Task state is process-wide.
+ *
  * See TRANSCRIPTS.md next to this file for the exact wire behaviour.
  */
 import { Buffer } from "node:buffer";
@@ -39,11 +46,14 @@ import {
   inputResponse,
   isLegacyRequest,
   McpServer,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
   ResourceTemplate,
 } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 
-const { Request } = globalThis;
+const { Headers, Request, Response } = globalThis;
 
 const SERVER_INFO = { name: "dual-era-test-peer", version: "1.0.0" };
 const log = (...parts) => process.stderr.write(`[dual-era-server] ${parts.join(" ")}\n`);
@@ -81,6 +91,228 @@ const stateCodec = createRequestStateCodec({
 let httpNotify;
 
 // ---------------------------------------------------------------------------------------------------------------
+// The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28): process-wide task store.
+//
+// Deterministic on purpose (no timers): every `tasks/get` advances a task one step, so transcripts and tests
+// see the same sequence every run:
+//   tools/call long_job            -> CreateTaskResult, status working
+//   tasks/get #1                   -> input_required, inputRequests { approve: elicitation/create (form) }
+//   tasks/get (before the update)  -> the same input_required snapshot (same key)
+//   tasks/update { approve: ... }  -> ack; the answer is recorded
+//   tasks/get (stalePolls, def. 1) -> still the input_required snapshot (the ack is eventually consistent)
+//   tasks/get                      -> working
+//   tasks/get                      -> completed with the CallToolResult inline (`result`), or failed (`fail: true`)
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const TASK_TTL_MS = 60000;
+const TASK_POLL_MS = 50;
+
+/** taskId -> task record (`taskView(record)` is the wire Task; the rest is the peer's bookkeeping). */
+const tasks = new Map();
+
+const declaresTasks = (ctx) => {
+  const caps = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES];
+  const extensions = caps !== null && typeof caps === "object" ? caps.extensions : undefined;
+  return extensions !== null && typeof extensions === "object" && TASKS_EXTENSION in extensions;
+};
+
+const taskView = (task) => ({
+  taskId: task.taskId,
+  status: task.status,
+  ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+  createdAt: task.createdAt,
+  lastUpdatedAt: task.lastUpdatedAt,
+  ttlMs: task.ttlMs,
+  pollIntervalMs: task.pollIntervalMs,
+});
+
+/** The DetailedTask for the task's current status (what `tasks/get` returns). */
+const detailedTask = (task) => {
+  const view = taskView(task);
+  if (task.status === "input_required") return { ...view, inputRequests: task.inputRequests };
+  if (task.status === "completed") return { ...view, result: task.result };
+  if (task.status === "failed") return { ...view, error: task.error };
+  return view;
+};
+
+const setStatus = (task, status, statusMessage) => {
+  task.status = status;
+  task.statusMessage = statusMessage;
+  task.lastUpdatedAt = new Date().toISOString();
+};
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/**
+ * The SDK's tools/call seam gives every content-less tool result `content: []` (normalizeContentlessToolResult),
+ * a CreateTaskResult included. The peer takes it off again at the transport edge, so the wire carries the
+ * extension's exact CreateTaskResult. Returns the message unchanged when there is nothing to strip.
+ */
+const stripTaskContent = (message) => {
+  const result = message !== null && typeof message === "object" ? message.result : undefined;
+  if (result === null || typeof result !== "object" || result.resultType !== "task") return message;
+  if (!Array.isArray(result.content) || result.content.length !== 0) return message;
+  const rest = { ...result };
+  delete rest.content;
+  return { ...message, result: rest };
+};
+
+const createTask = ({ job, fail, stalePolls }) => {
+  const now = new Date().toISOString();
+  const task = {
+    taskId: randomUUID(),
+    status: "working",
+    statusMessage: `job ${job} started`,
+    createdAt: now,
+    lastUpdatedAt: now,
+    createdAtMs: Date.now(),
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_MS,
+    job,
+    fail: fail === true,
+    staleLeft: stalePolls ?? 1,
+    phase: "start",
+    inputRequests: undefined,
+    answer: undefined,
+    result: undefined,
+    error: undefined,
+  };
+  tasks.set(task.taskId, task);
+  return task;
+};
+
+/** One step of the task's life, taken on each `tasks/get`. */
+const advanceTask = (task) => {
+  if (TERMINAL.has(task.status)) return;
+  switch (task.phase) {
+    case "start":
+      task.phase = "asking";
+      task.inputRequests = {
+        approve: inputRequired.elicit({
+          message: `Run job ${task.job}?`,
+          requestedSchema: {
+            type: "object",
+            properties: { approve: { type: "boolean", title: "Approve", description: `Run job ${task.job}?` } },
+            required: ["approve"],
+          },
+        }),
+      };
+      setStatus(task, "input_required", `job ${task.job} waits for approval`);
+      return;
+    case "asking":
+      return; // still waiting for tasks/update: the same snapshot again
+    case "answered":
+      if (task.staleLeft > 0) {
+        task.staleLeft--;
+        return; // the ack is eventually consistent: one more input_required snapshot (same key)
+      }
+      task.phase = "finishing";
+      task.inputRequests = undefined;
+      setStatus(task, "working", `job ${task.job} running`);
+      return;
+    case "finishing": {
+      const answer = task.answer;
+      if (task.fail) {
+        task.error = { code: -32603, message: `job ${task.job} failed (fail: true)` };
+        setStatus(task, "failed", `job ${task.job} failed`);
+        return;
+      }
+      const approved = answer.action === "accept" && answer.content?.approve === true;
+      task.result = {
+        content: [text(
+          approved
+            ? `job ${task.job} done (approved)`
+            : `job ${task.job} not run: user chose ${answer.action}${
+              answer.action === "accept" ? " approve=false" : ""
+            }`,
+        )],
+        structuredContent: { job: task.job, action: answer.action, approved },
+        isError: false,
+      };
+      setStatus(task, "completed", `job ${task.job} finished`);
+      return;
+    }
+  }
+};
+
+const taskNotFound = (taskId, why = "Task not found") =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: ${why}`, { taskId });
+
+const lookupTask = (taskId) => {
+  const task = tasks.get(taskId);
+  if (task === undefined) throw taskNotFound(taskId);
+  if (Date.now() > task.createdAtMs + task.ttlMs) {
+    tasks.delete(taskId);
+    throw taskNotFound(taskId, "Task has expired");
+  }
+  return task;
+};
+
+const requireTasksCapability = (ctx) => {
+  if (!declaresTasks(ctx)) {
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      "Missing required client capability",
+    );
+  }
+};
+
+const requireModern = (server, method) => {
+  if (server.server.getNegotiatedProtocolVersion?.() !== "2026-07-28") {
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `Method not found: ${method} (tasks extension, 2026-07-28 only)`,
+    );
+  }
+};
+
+const taskIdParams = fromJsonSchema({
+  type: "object",
+  properties: { taskId: { type: "string" } },
+  required: ["taskId"],
+});
+
+const registerTasks = (server) => {
+  server.server.setRequestHandler("tasks/get", { params: taskIdParams }, ({ taskId }, ctx) => {
+    requireModern(server, "tasks/get");
+    requireTasksCapability(ctx);
+    const task = lookupTask(taskId);
+    advanceTask(task);
+    return detailedTask(task);
+  });
+  // The SDK lifts `params.inputResponses` out of every request (as for an MRTR retry): the handler reads them
+  // from ctx.mcpReq.inputResponses, and a tasks/update without them is answered -32602 here.
+  server.server.setRequestHandler("tasks/update", { params: taskIdParams }, ({ taskId }, ctx) => {
+    requireModern(server, "tasks/update");
+    requireTasksCapability(ctx);
+    const inputResponses = ctx.mcpReq.inputResponses;
+    if (inputResponses === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "tasks/update requires inputResponses", { taskId });
+    }
+    const task = lookupTask(taskId);
+    // Only the outstanding key counts; anything else (unknown, already answered, terminal task) is ignored.
+    const answer = task.phase === "asking" ? inputResponses.approve : undefined;
+    if (answer !== null && typeof answer === "object" && typeof answer.action === "string") {
+      task.answer = { action: answer.action, content: answer.content };
+      task.phase = "answered";
+      task.lastUpdatedAt = new Date().toISOString();
+    }
+    return {};
+  });
+  server.server.setRequestHandler("tasks/cancel", { params: taskIdParams }, ({ taskId }, ctx) => {
+    requireModern(server, "tasks/cancel");
+    requireTasksCapability(ctx);
+    const task = lookupTask(taskId);
+    if (!TERMINAL.has(task.status)) {
+      task.inputRequests = undefined;
+      setStatus(task, "cancelled", `job ${task.job} cancelled by the client`);
+    }
+    return {};
+  });
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // The one server factory behind both eras and both transports.
 
 const text = (t) => ({ type: "text", text: t });
@@ -91,9 +323,11 @@ const buildServer = ({ era, track }) => {
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { listChanged: true, subscribe: true },
+      // The tasks extension is a 2026-07-28 feature: declared in server/discover, not in a legacy initialize.
+      ...(era === "legacy" ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
     },
     instructions: "Dual-era MCP test peer (SDK v2). Tools: echo, add, confirm_delete, busy_once, get_weather, "
-      + "stats, trigger_change, bonus (only after trigger_change kind=tools).",
+      + "stats, trigger_change, bonus (only after trigger_change kind=tools), ask_model, long_job.",
     cacheHints: {
       "server/discover": { ttlMs: 3600000, cacheScope: "public" },
       "tools/list": { ttlMs: 60000, cacheScope: "public" },
@@ -236,6 +470,78 @@ const buildServer = ({ era, track }) => {
     };
   });
 
+  server.registerTool("ask_model", {
+    description:
+      "Asks the client's model (sampling/createMessage as an input request, key 'model') and returns its text",
+    inputSchema: fromJsonSchema({
+      type: "object",
+      properties: { prompt: { type: "string" }, maxTokens: { type: "integer", minimum: 1 } },
+      required: ["prompt"],
+    }),
+  }, async ({ prompt, maxTokens }, ctx) => {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, "model");
+    if (answer.kind === "missing") {
+      // Round 1: ask the model. (On a 2025-era connection the SDK's legacy shim sends a real
+      // sampling/createMessage request and re-enters this handler with the answer.)
+      return inputRequired({
+        inputRequests: {
+          model: inputRequired.createMessage({
+            messages: [{ role: "user", content: text(prompt) }],
+            systemPrompt: "You are the dual-era test peer's model. Answer in one short sentence.",
+            modelPreferences: { hints: [{ name: "test-model" }], intelligencePriority: 0.5 },
+            maxTokens: maxTokens ?? 64,
+          }),
+        },
+        requestState: await stateCodec.mint({ tool: "ask_model", prompt, round: 1 }),
+      });
+    }
+    const state = ctx.mcpReq.requestState();
+    if (state === undefined || state.tool !== "ask_model" || state.prompt !== prompt) {
+      return {
+        isError: true,
+        content: [text(`requestState missing or not minted for this prompt: ${JSON.stringify(state ?? null)}`)],
+      };
+    }
+    if (answer.kind !== "sampling") {
+      return { isError: true, content: [text(`expected a sampling result under 'model', got ${answer.kind}`)] };
+    }
+    const blocks = Array.isArray(answer.result.content) ? answer.result.content : [answer.result.content];
+    const said = blocks.map((b) => (b?.type === "text" ? b.text : `[${b?.type}]`)).join("");
+    return {
+      content: [text(said)],
+      structuredContent: {
+        model: answer.result.model ?? null,
+        stopReason: answer.result.stopReason ?? null,
+        text: said,
+      },
+    };
+  });
+
+  server.registerTool("long_job", {
+    description: "Runs as a task (io.modelcontextprotocol/tasks) when the request declares the extension: "
+      + "asks for approval (form elicitation, key 'approve') through tasks/get, completes after tasks/update. "
+      + "Without the extension it returns at once.",
+    inputSchema: fromJsonSchema({
+      type: "object",
+      properties: {
+        job: { type: "string" },
+        fail: { type: "boolean", description: "End the task as failed (-32603) after the approval" },
+        stalePolls: {
+          type: "integer",
+          minimum: 0,
+          description: "tasks/get answers still showing input_required after tasks/update (default 1)",
+        },
+      },
+      required: ["job"],
+    }),
+  }, ({ job, fail, stalePolls }, ctx) => {
+    if (era !== "legacy" && declaresTasks(ctx)) {
+      const task = createTask({ job, fail, stalePolls });
+      return { resultType: "task", ...taskView(task) };
+    }
+    return { content: [text(`job ${job} done (no task: the request did not declare ${TASKS_EXTENSION})`)] };
+  });
+
   const bonus = server.registerTool("bonus", {
     description: "Only listed after trigger_change kind=tools",
     inputSchema: fromJsonSchema({ type: "object", properties: {} }),
@@ -283,6 +589,8 @@ const buildServer = ({ era, track }) => {
     { description: "A note by id (template; no per-resource hint)", mimeType: "text/plain" },
     (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `note ${id}` }] }),
   );
+
+  registerTasks(server);
 
   return server;
 };
@@ -335,7 +643,7 @@ const countingStdioTransport = () => {
   return {
     start: () => inner.start(),
     close: () => inner.close(),
-    send: (message, options) => inner.send(message, options),
+    send: (message, options) => inner.send(stripTaskContent(message), options),
     get onclose() {
       return inner.onclose;
     },
@@ -386,6 +694,23 @@ const countHttpBody = async (request) => {
   }
 };
 
+/** `stripTaskContent` for a plain JSON response (SSE-framed responses never carry a CreateTaskResult here). */
+const stripTaskContentResponse = async (response) => {
+  if (!(response.headers.get("content-type") ?? "").startsWith("application/json")) return response;
+  const raw = await response.text();
+  let body = raw;
+  try {
+    const parsed = JSON.parse(raw);
+    const stripped = stripTaskContent(parsed);
+    if (stripped !== parsed) body = JSON.stringify(stripped);
+  } catch {
+    // not JSON after all: pass the text through untouched
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+};
+
 const runHttp = async (port, host, legacyMode) => {
   const handler = createMcpHandler(httpFactory, {
     legacy: legacyMode === "reject" ? "reject" : "stateless",
@@ -429,7 +754,7 @@ const runHttp = async (port, host, legacyMode) => {
   const countingFace = {
     fetch: async (request, options) => {
       await countHttpBody(request);
-      return handler.fetch(request, options);
+      return stripTaskContentResponse(await handler.fetch(request, options));
     },
   };
   const modernNode = toNodeHandler(countingFace, { onerror: (e) => log("adapter error:", e.message) });

@@ -35,6 +35,18 @@ const meta = (caps = { elicitation: {} }, version = MODERN) => ({
   "io.modelcontextprotocol/clientCapabilities": caps,
 });
 
+const TASKS = "io.modelcontextprotocol/tasks";
+/** clientCapabilities of a request that can answer sampling input requests. */
+const SAMPLING_CAPS = { sampling: {} };
+/** clientCapabilities of a request declaring the tasks extension (and form elicitation for its input request). */
+const TASK_CAPS = { elicitation: {}, extensions: { [TASKS]: {} } };
+const MODEL_ANSWER = {
+  role: "assistant",
+  content: { type: "text", text: "forty-two" },
+  model: "host-model",
+  stopReason: "endTurn",
+};
+
 const out = [];
 const md = (s = "") => out.push(s);
 const block = (lang, s) => {
@@ -81,6 +93,10 @@ const modernHeaders = (body, overrides = {}) => {
   };
   const name = body.params?.name ?? body.params?.uri;
   if (name !== undefined && ["tools/call", "prompts/get", "resources/read"].includes(body.method)) h["Mcp-Name"] = name;
+  const taskId = body.params?.taskId;
+  if (typeof taskId === "string" && ["tasks/get", "tasks/update", "tasks/cancel"].includes(body.method)) {
+    h["Mcp-Name"] = taskId;
+  }
   for (const [k, v] of Object.entries(overrides)) {
     for (const key of Object.keys(h)) if (key.toLowerCase() === k.toLowerCase()) delete h[key];
     if (v !== null) h[k] = v;
@@ -280,6 +296,138 @@ const recordHttp = async () => {
         requestState: b1.json?.result?.requestState,
         _meta: meta(),
       }),
+    );
+
+    md("#### MRTR with sampling: ask_model, both rounds");
+    const a1 = await modern(
+      "ask_model round 1 → input_required with a sampling/createMessage input request (clientCapabilities {sampling:{}})",
+      url,
+      req("tools/call", {
+        name: "ask_model",
+        arguments: { prompt: "What is six times seven?" },
+        _meta: meta(SAMPLING_CAPS),
+      }),
+    );
+    await modern(
+      "ask_model round 2 (a CreateMessageResult under 'model' + echoed requestState) → complete with the model's text",
+      url,
+      req("tools/call", {
+        name: "ask_model",
+        arguments: { prompt: "What is six times seven?" },
+        inputResponses: { model: MODEL_ANSWER },
+        requestState: a1.json?.result?.requestState,
+        _meta: meta(SAMPLING_CAPS),
+      }),
+    );
+    await modern(
+      "ask_model when the request declares no sampling capability (clientCapabilities {elicitation:{}})",
+      url,
+      req("tools/call", { name: "ask_model", arguments: { prompt: "hi" }, _meta: meta() }),
+    );
+
+    md("### Tasks extension (io.modelcontextprotocol/tasks)");
+    md();
+    md(
+      "Every request below declares `clientCapabilities {elicitation:{}, extensions:{\"io.modelcontextprotocol/tasks\":{}}}`",
+    );
+    md("unless its title says otherwise. The task advances one step per `tasks/get` (no timers).");
+    md();
+    const created = await modern(
+      "tools/call long_job → CreateTaskResult (resultType task, status working)",
+      url,
+      req("tools/call", { name: "long_job", arguments: { job: "nightly" }, _meta: meta(TASK_CAPS) }),
+    );
+    const taskId = created.json?.result?.taskId;
+    const taskReq = (method, params = {}, caps = TASK_CAPS) => req(method, { taskId, ...params, _meta: meta(caps) });
+    await modern(
+      "tasks/get #1 → input_required, inputRequests {approve: elicitation/create}",
+      url,
+      taskReq("tasks/get"),
+    );
+    await modern("tasks/get again before answering → the same snapshot (same key)", url, taskReq("tasks/get"));
+    await modern(
+      "tasks/update with inputResponses {approve: accept} → empty ack",
+      url,
+      taskReq("tasks/update", { inputResponses: { approve: { action: "accept", content: { approve: true } } } }),
+    );
+    await modern(
+      "tasks/get right after the update → still input_required (eventually consistent ack; stalePolls default 1)",
+      url,
+      taskReq("tasks/get"),
+    );
+    await modern("tasks/get → working", url, taskReq("tasks/get"));
+    await modern("tasks/get → completed, the CallToolResult inline under result", url, taskReq("tasks/get"));
+    await modern(
+      "tasks/update for the already-answered key of a completed task → ack, ignored",
+      url,
+      taskReq("tasks/update", { inputResponses: { approve: { action: "decline" } } }),
+    );
+    await modern("tasks/get once more → still completed (terminal)", url, taskReq("tasks/get"));
+    await modern(
+      "tools/call long_job WITHOUT the extension declared → an ordinary result, no task",
+      url,
+      req("tools/call", { name: "long_job", arguments: { job: "quick" }, _meta: meta() }),
+    );
+    const doomed = await modern(
+      "tools/call long_job (a task to cancel)",
+      url,
+      req("tools/call", { name: "long_job", arguments: { job: "doomed" }, _meta: meta(TASK_CAPS) }),
+    );
+    const doomedId = doomed.json?.result?.taskId;
+    await modern(
+      "tasks/cancel → empty ack",
+      url,
+      req("tasks/cancel", { taskId: doomedId, _meta: meta(TASK_CAPS) }),
+    );
+    await modern(
+      "tasks/get after the cancel → cancelled",
+      url,
+      req("tasks/get", { taskId: doomedId, _meta: meta(TASK_CAPS) }),
+    );
+    {
+      const failing = await modern(
+        "tools/call long_job {fail: true, stalePolls: 0} (a task that fails)",
+        url,
+        req("tools/call", {
+          name: "long_job",
+          arguments: { job: "flaky", fail: true, stalePolls: 0 },
+          _meta: meta(TASK_CAPS),
+        }),
+      );
+      const id = failing.json?.result?.taskId;
+      const t = (method, params = {}) => req(method, { taskId: id, ...params, _meta: meta(TASK_CAPS) });
+      const quiet = async (body) => {
+        await fetch(url, { method: "POST", headers: modernHeaders(body), body: JSON.stringify(body) });
+      };
+      await quiet(t("tasks/get"));
+      await quiet(t("tasks/update", { inputResponses: { approve: { action: "accept", content: { approve: true } } } }));
+      await quiet(t("tasks/get"));
+      await modern(
+        "tasks/get → failed with the JSON-RPC error inline (after get, update, get were sent unrecorded)",
+        url,
+        t("tasks/get"),
+      );
+    }
+    await modern(
+      "tasks/get for an unknown taskId → -32602",
+      url,
+      req("tasks/get", { taskId: "no-such-task", _meta: meta(TASK_CAPS) }),
+    );
+    await modern(
+      "tasks/get from a request that does not declare the extension → -32021",
+      url,
+      taskReq("tasks/get", {}, { elicitation: {} }),
+    );
+    await modern(
+      "tasks/get with Mcp-Name disagreeing with params.taskId",
+      url,
+      taskReq("tasks/get"),
+      { headers: { "Mcp-Name": "some-other-task" } },
+    );
+    await modern(
+      "tasks/update without inputResponses → -32602",
+      url,
+      taskReq("tasks/update"),
     );
 
     md("### Modern era: errors");
@@ -492,6 +640,14 @@ const recordHttp = async () => {
       headers: lh,
       body: req("resources/read", { uri: "memo://fresh" }),
     });
+    await http("tools/call long_job (legacy: no tasks, an ordinary result)", url, {
+      headers: lh,
+      body: req("tools/call", { name: "long_job", arguments: { job: "legacy" } }),
+    });
+    await http("tasks/get (legacy: the peer serves the tasks methods on 2026-07-28 only)", url, {
+      headers: lh,
+      body: req("tasks/get", { taskId: "anything" }),
+    });
     await http("tools/call unknown tool (legacy)", url, {
       headers: lh,
       body: req("tools/call", { name: "no_such_tool", arguments: {} }),
@@ -698,6 +854,35 @@ const recordStdio = async () => {
     _meta: meta(),
   }));
   s.dump("confirm_delete, both rounds");
+  const m1 = await s.call(req("tools/call", {
+    name: "ask_model",
+    arguments: { prompt: "What is six times seven?" },
+    _meta: meta(SAMPLING_CAPS),
+  }));
+  await s.call(req("tools/call", {
+    name: "ask_model",
+    arguments: { prompt: "What is six times seven?" },
+    inputResponses: { model: MODEL_ANSWER },
+    requestState: m1?.result?.requestState,
+    _meta: meta(SAMPLING_CAPS),
+  }));
+  s.dump("ask_model, both rounds (sampling/createMessage as an input request)");
+  {
+    const created = await s.call(
+      req("tools/call", { name: "long_job", arguments: { job: "stdio" }, _meta: meta(TASK_CAPS) }),
+    );
+    const taskId = created?.result?.taskId;
+    const t = (method, params = {}) => req(method, { taskId, ...params, _meta: meta(TASK_CAPS) });
+    await s.call(t("tasks/get"));
+    await s.call(t("tasks/update", { inputResponses: { approve: { action: "accept", content: { approve: true } } } }));
+    await s.call(t("tasks/get"));
+    await s.call(t("tasks/get"));
+    await s.call(t("tasks/get"));
+    s.dump("long_job as a task: create, get (input_required), update, get (stale), get (working), get (completed)");
+    await s.call(req("tasks/get", { taskId: "no-such-task", _meta: meta(TASK_CAPS) }));
+    await s.call(req("tasks/cancel", { taskId, _meta: meta() }));
+    s.dump("tasks/get for an unknown taskId; tasks/cancel from a request without the extension");
+  }
   await s.call(req("tools/call", { name: "no_such_tool", arguments: {}, _meta: meta() }));
   s.dump("unknown tool");
   await s.call(req("tools/list", { _meta: meta(undefined, "2099-01-01") }));
@@ -764,6 +949,9 @@ const recordStdio = async () => {
   );
   await s.call(req("tools/call", { name: "no_such_tool", arguments: {} }));
   s.dump("unknown tool (legacy)");
+  await s.call(req("tools/call", { name: "long_job", arguments: { job: "legacy" } }));
+  await s.call(req("tasks/get", { taskId: "anything" }));
+  s.dump("long_job and tasks/get (legacy: no tasks)");
   await s.call(req("tools/call", { name: "trigger_change", arguments: { kind: "tools" } }));
   await s.flush(200);
   s.dump("trigger_change kind=tools on a legacy connection (plain 2025 list_changed notification)");
@@ -771,6 +959,23 @@ const recordStdio = async () => {
   s.dump("server/discover after a legacy opening (same process)");
   await s.call(req("tools/list", { _meta: meta() }));
   s.dump("a modern-enveloped tools/list after a legacy opening (same process)");
+  await s.stop();
+
+  md("### Legacy opening declaring sampling: ask_model through the legacy shim");
+  md();
+  s = startStdio();
+  await s.call(req("initialize", { protocolVersion: LEGACY, capabilities: { sampling: {} }, clientInfo }));
+  s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await s.flush(200);
+  const ask = req("tools/call", { name: "ask_model", arguments: { prompt: "What is six times seven?" } });
+  s.send(ask);
+  const sampling = await s.waitFor((m) => m.method === "sampling/createMessage", 3000);
+  if (sampling !== undefined) s.send({ jsonrpc: "2.0", id: sampling.id, result: MODEL_ANSWER });
+  await s.waitFor((m) => m.id === ask.id, 3000);
+  s.dump(
+    "initialize {sampling:{}}, then ask_model: a real sampling/createMessage, the handler re-entered with the answer",
+    "The recorder answers the server's request with a CreateMessageResult (`forty-two`, model `host-model`).",
+  );
   await s.stop();
 
   md("### server/discover, then initialize (the dual-era fallback path)");

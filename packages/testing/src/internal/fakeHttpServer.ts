@@ -248,6 +248,7 @@ interface EventStream {
 }
 
 interface Pending {
+  readonly method: string
   readonly token: unknown
   readonly stream: EventStream | undefined
   readonly json: ((message: Message) => void) | undefined
@@ -374,6 +375,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     let bomb: Armed<Sized> | undefined
     let unterminated: Armed<Sized> | undefined
     let redirect: Armed<Redirect> | undefined
+    let stall: Armed<Api.FaultScope> | undefined
+    // Stalled POSTs, handled when released (unless their client went away).
+    const stalled: Array<() => void> = []
     let retryZero = false
     let hostileId: string | undefined
     let offOrigin: boolean | string = false
@@ -386,6 +390,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       if ("gzipBomb" in faults) bomb = arm(faults.gzipBomb, {})
       if ("unterminatedEvent" in faults) unterminated = arm(faults.unterminatedEvent, {})
       if ("redirect" in faults) redirect = arm(faults.redirect, {})
+      if ("stall" in faults) stall = arm(faults.stall, {})
       if ("retryZero" in faults) retryZero = faults.retryZero === true
       if ("longEventId" in faults) {
         const value = faults.longEventId
@@ -657,12 +662,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         const stream = openPostStream(session)
         attach(stream, openSse(res, gzipFor(req), sessionHeader), 0)
         if (options.primeEvents === true) prime(stream)
-        pending = { token: progressTokenOf(message), stream, json: undefined, cut: isCut, dead: isDead }
+        pending = { method, token: progressTokenOf(message), stream, json: undefined, cut: isCut, dead: isDead }
       } else {
         session.jsonWaiting.add(res)
         res.on("close", () => session.jsonWaiting.delete(res))
         const gzip = gzipFor(req)
         pending = {
+          method,
           token: progressTokenOf(message),
           stream: undefined,
           json: (response) => {
@@ -840,7 +846,14 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
           if (method === "DELETE") return deleteMcp(req, res)
           if (method !== "POST") return plain(res, 405, "Method Not Allowed", { allow: "GET, POST, DELETE" })
           const message = parse()
-          return message === undefined ? undefined : postMcp(hostile, req, res, message)
+          if (message === undefined) return
+          if (hostile && fire(stall, methodOf(message)) !== undefined) {
+            let gone = false
+            res.once("close", () => (gone = true))
+            stalled.push(() => gone ? undefined : postMcp(hostile, req, res, message))
+            return
+          }
+          return postMcp(hostile, req, res, message)
         }
         case "/sse":
           return method === "GET"
@@ -924,6 +937,19 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         getSinks.clear()
       }),
       openGetStreams: Effect.sync(() => [...getSinks].filter((sink) => sink.isOpen()).length),
+      cutPostStreams: (method) =>
+        Effect.sync(() => {
+          const all = [...sessions.values(), globalSession, modernSession]
+          for (const session of new Set(all)) {
+            for (const pending of session?.pending.values() ?? []) {
+              const sink = pending.stream?.sink
+              if (pending.method !== method || sink === undefined) continue
+              pending.stream!.sink = undefined
+              sink.destroy()
+            }
+          }
+        }),
+      releaseStalled: Effect.sync(() => stalled.splice(0).forEach((handle) => handle())),
       setFaults: (faults) => Effect.sync(() => setFaults(faults))
     }
     return server

@@ -1,0 +1,59 @@
+/**
+ * An OAuth-protected MCP server on loopback, for OAuth tests: a gateway that checks Bearer
+ * tokens in front of a {@link FakeHttpServer} (dual era), and a local authorization server
+ * (metadata, dynamic registration, an authorization endpoint that approves at once, a token
+ * endpoint with refresh). `tools/call` needs the scope `mcp:write`: a token without it gets
+ * `403 insufficient_scope`. Tokens live 30 seconds, inside a client's refresh margin, so every
+ * later request refreshes first.
+ *
+ * @example
+ * ```ts
+ * const server = yield* FakeOAuthServer.make()
+ * const auth = yield* OAuth.make({ serverUrl: server.mcpUrl, authorize: ... })
+ * // a headless browser: NodeOAuthBrowser.make({ openBrowser: server.approve })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as internal from "./internal/fakeOAuthServer.js"
+
+/**
+ * One request to the token endpoint.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Grant {
+  readonly grant: string | null
+  readonly scope: string | null
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeOAuthServer {
+  /** The protected MCP endpoint (`…/mcp`). */
+  readonly mcpUrl: string
+  /** The authorization server's issuer. */
+  readonly issuer: string
+  /** Every token-endpoint request, in order. */
+  readonly grants: ReadonlyArray<Grant>
+  /** The tokens the gateway accepts, with their scopes; a test may add its own. */
+  readonly tokens: Map<string, { readonly scopes: ReadonlyArray<string> }>
+  /**
+   * What a browser whose user approves does with an authorization URL: follow it, then request
+   * the callback it redirects to. Returns at once (the callback arrives in the background).
+   */
+  readonly approve: (authorizationUrl: string) => void
+}
+
+/**
+ * Starts the gateway and the authorization server on free loopback ports; the scope stops them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<FakeOAuthServer, never, Scope.Scope> = internal.make
