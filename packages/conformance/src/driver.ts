@@ -361,6 +361,21 @@ const elicitationDefaults: Scenario = (run) =>
   }, { elicitationHandler: () => ({ action: "accept", content: {} }) })
 
 /**
+ * A host that hands a tool's schema back to its server (the referee's `json_schema_echo`)
+ * shows what the client kept of it: the listed `inputSchema` goes back as it was received.
+ */
+const schemaEcho: Scenario = (run) =>
+  withClient(run, async (client) => {
+    const tools = await client.listTools()
+    const focal = tools.find((tool) => tool.name !== "json_schema_echo")
+    if (focal === undefined || !tools.some((tool) => tool.name === "json_schema_echo")) {
+      throw new Error("the scenario's tools are missing")
+    }
+    const result = await client.callTool("json_schema_echo", { schema: focal.inputSchema })
+    log(`tools/call json_schema_echo with ${focal.name}'s inputSchema: ${result.isError === true ? "isError" : "ok"}`)
+  })
+
+/**
  * The scenarios the driver knows, by the referee's name.
  *
  * @since 0.1.0
@@ -374,7 +389,8 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   "http-invalid-tool-headers": contextToolCalls,
   "sep-2322-client-request-state": requestState,
   "http-standard-headers": everything,
-  "elicitation-sep1034-client-defaults": elicitationDefaults
+  "elicitation-sep1034-client-defaults": elicitationDefaults,
+  "json-schema-2020-12-preservation": schemaEcho
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
