@@ -14,7 +14,6 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -81,9 +80,6 @@ export const transport = (
     const s = yield* Http.settings(server, options, sink)
     const fibers = yield* FiberSet.make<unknown, never>()
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
-    // Failed when the transport closes: an exchange still waiting for the server's answer (a
-    // listen POST it has not accepted, say) fails with ConnectionError rather than outlive it.
-    const shut = yield* Deferred.make<never, ConnectionError>()
     let sessionId: string | undefined
     let protocolVersion: string | undefined
     let initializeId: Id | undefined
@@ -197,7 +193,7 @@ export const transport = (
           if (resumed._tag === "Right" && resumed.right.status === 200) yield* read(resumed.right)
           else if (resumed._tag === "Right") yield* discard(resumed.right)
         }
-      }).pipe(Effect.ensuring(Effect.sync(() => id !== undefined && readers.delete(id))))
+      })
 
     // The optional server → client stream, reconnected on a Schedule-like backoff that honours
     // the server's retry: (floored) and gives up after consecutive failures.
@@ -241,11 +237,15 @@ export const transport = (
         }
       })
 
-    const expired = (method: string) => {
+    // The request that met the expiry fails with SessionExpiredError (its caller may re-send it
+    // on a new session); everything else in flight fails with the connection.
+    const expired = (method: string, id: Id | undefined) => {
       sessionId = undefined
       closed = true
+      const error = new SessionExpiredError({ server, method })
+      if (id !== undefined) sink.onRequestFailed(id, error)
       sink.onClose(new ConnectionError({ server, message: "the server expired the session" }))
-      return new SessionExpiredError({ server, method })
+      return error
     }
 
     const refused = (
@@ -292,16 +292,12 @@ export const transport = (
       }
       const status = response.status
       if (status === 404 && sessionId !== undefined && method !== "initialize") {
-        return Effect.zipRight(discard(response), Effect.fail(expired(method)))
+        return Effect.zipRight(discard(response), Effect.fail(expired(method, id)))
       }
       if (status >= 400) return refused(response, id, method)
       const type = (response.headers["content-type"] ?? "").toLowerCase()
-      if (id !== undefined && type.startsWith("text/event-stream")) {
-        return Effect.asVoid(Effect.tap(
-          FiberSet.run(fibers, readExchange(response, id, method, resumable)),
-          (fiber) => Effect.sync(() => readers.set(id, fiber))
-        ))
-      }
+      // Read in the exchange's own fiber (see `send`).
+      if (id !== undefined && type.startsWith("text/event-stream")) return readExchange(response, id, method, resumable)
       if (type.startsWith("application/json")) {
         return Effect.flatMap(Http.readText(s, response), (text) => {
           if (text.trim().length === 0) return Effect.void
@@ -371,26 +367,38 @@ export const transport = (
               ))
           })
           : Effect.void
-        return Effect.zipRight(
+        const exchange = Effect.zipRight(
           before,
-          Effect.raceFirst(
-            Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true)),
-            Deferred.await(shut)
-          )
+          Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true))
+        ).pipe(
+          Effect.catchTag("InvalidResponseError", (e) =>
+            Effect.fail(new ConnectionError({ server, message: e.message }))),
+          Effect.asVoid
         )
-          .pipe(
-            Effect.catchTag(
-              "InvalidResponseError",
-              (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
-            ),
-            Effect.asVoid
-          )
+        if (id === undefined) {
+          return exchange
+        }
+        // A request's exchange runs in a fiber of its own, its failure reported for its id: the
+        // caller waits for the response alone, so the request's deadline covers a POST the
+        // server never answers, cancellation interrupts the exchange, and closing the
+        // transport interrupts whatever is still in flight.
+        return Effect.asVoid(Effect.tap(
+          FiberSet.run(
+            fibers,
+            exchange.pipe(
+              Effect.catchAll((error) =>
+                Effect.sync(() => sink.onRequestFailed(id, error))
+              ),
+              Effect.ensuring(Effect.sync(() => readers.delete(id)))
+            )
+          ),
+          (fiber) => Effect.sync(() => readers.set(id, fiber))
+        ))
       })
 
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {
         closed = true
-        Deferred.unsafeDone(shut, Effect.fail(new ConnectionError({ server, message: "the HTTP transport is closed" })))
         if (sessionId === undefined) {
           return Effect.void
         }

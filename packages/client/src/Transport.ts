@@ -28,7 +28,7 @@ export interface TransportSink {
    * The exchange of one request failed after it was sent (an HTTP response stream that broke
    * and could not be resumed): the request with that id fails with `error`.
    */
-  readonly onRequestFailed: (id: string | number, error: TransportError) => void
+  readonly onRequestFailed: (id: string | number, error: SendError) => void
   /**
    * The transport started (`true`) or finished (`false`) handling an authorization challenge —
    * an OAuth flow may be waiting for a person. Request deadlines stand still meanwhile.

@@ -8,6 +8,7 @@ import * as McpClient from "@mcp-effect/client/McpClient"
 import {
   AuthError,
   ConnectionError,
+  RequestTimeoutError,
   ResponseTooLargeError,
   ServerError,
   SessionExpiredError,
@@ -78,6 +79,25 @@ describe("Streamable HTTP", () => {
       assert.include(call!.headers["accept"], "text/event-stream")
       assert.deepStrictEqual((yield* connection.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 })
     }).pipe(Effect.provide(NodeMcpClient.platform)))
+
+  it.scopedLive(
+    "a POST the server never answers is bounded by the request's timeout, and abandoned",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* fake({ stall: { method: "tools/call" } })
+        const connection = yield* streamable(server)
+        const error = yield* Effect.flip(connection.callTool("echo", { message: "x" }, { timeout: "300 millis" }))
+        assert.instanceOf(error, RequestTimeoutError)
+        // The abandoned exchange was interrupted: released later, the server finds its client gone.
+        yield* Effect.sleep("300 millis")
+        yield* server.releaseStalled
+        yield* Effect.sleep("200 millis")
+        assert.deepStrictEqual(yield* server.fake.requests("tools/call"), [])
+        // The connection is still usable.
+        assert.strictEqual((yield* connection.listTools()).length > 0, true)
+      }).pipe(Effect.provide(NodeMcpClient.platform), quiet),
+    30_000
+  )
 
   it.scopedLive("accepts JSON answers", () =>
     Effect.gen(function*() {

@@ -11,9 +11,9 @@ import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { AuthFailure } from "../McpAuth.js"
 import { ConnectionError, RequestTimeoutError, ServerError } from "../McpError.js"
-import type { RequestError, TransportError } from "../McpError.js"
+import type { RequestError } from "../McpError.js"
 import type { Options, Progress, RequestOptions, RpcPeer } from "../RpcPeer.js"
-import type { Transport } from "../Transport.js"
+import type { SendError, Transport } from "../Transport.js"
 
 interface Pending {
   readonly method: string
@@ -242,7 +242,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       else onOne(message)
     }
 
-    const onRequestFailed = (id: string | number, error: TransportError) => {
+    const onRequestFailed = (id: string | number, error: SendError) => {
       const entry = pending.get(id)
       if (entry !== undefined) settle(id, entry, Effect.fail(error))
     }
