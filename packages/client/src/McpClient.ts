@@ -277,7 +277,7 @@ export interface Service {
   /** Opens a `subscriptions/listen` stream on `{ server }` (or the only server) in the current scope. */
   readonly listen: (
     filter: Subscription.Filter,
-    options?: { readonly server?: string | undefined; readonly ackTimeout?: Duration.DurationInput | undefined }
+    options?: { readonly server?: string | undefined; readonly ackTimeout?: Duration.DurationInput | false | undefined }
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError | ServerNotFoundError, Scope.Scope>
   /**
    * Replaces the roots every server is offered and tells legacy sessions that declared roots

@@ -203,11 +203,11 @@ export interface ServerConnection {
   ) => Effect.Effect<CacheInfo | undefined>
   /**
    * Opens a `subscriptions/listen` stream (2026-07-28) in the current scope and waits for its
-   * acknowledgement (bounded by `ackTimeout`, default the read timeout).
+   * acknowledgement (bounded by `ackTimeout`, default the read timeout; `false` waits for ever).
    */
   readonly listen: (
     filter: Subscription.Filter,
-    options?: { readonly ackTimeout?: Duration.DurationInput | undefined }
+    options?: { readonly ackTimeout?: Duration.DurationInput | false | undefined }
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError, Scope.Scope>
   /**
    * Tells a legacy session that declared roots that they changed

@@ -102,6 +102,15 @@ describe("subscriptions/listen", () => {
       assert.instanceOf(yield* Fiber.join(fiber), RequestTimeoutError)
     }))
 
+  it.scoped("ackTimeout: false waits for the acknowledgement for ever", () =>
+    Effect.gen(function*() {
+      const { connection } = yield* modern({ faults: [{ method: "subscriptions/listen", action: "silence" }] })
+      const fiber = yield* Effect.fork(connection.listen({ toolsListChanged: true }, { ackTimeout: false }))
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual((yield* Fiber.poll(fiber))._tag, "None", "still waiting")
+      yield* Fiber.interrupt(fiber)
+    }))
+
   it.scoped("a server that dies is restarted and the subscription re-sent to the new process", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* modern()

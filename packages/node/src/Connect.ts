@@ -158,7 +158,7 @@ export interface Client {
   readonly listen: (
     filter: Subscription.Filter,
     listener: (notification: Subscription.Notification) => void,
-    options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput }
+    options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput | false }
   ) => Promise<SubscriptionHandle>
   /** Starts a tool as a task and returns its handle at once (see `McpClient.callToolAsTask`). */
   readonly callToolAsTask: (

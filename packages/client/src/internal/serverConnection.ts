@@ -918,9 +918,11 @@ export const make = <R>(
           id = next
           listens.set(next, state)
         }
-        const ackTimeoutMs = listenOptions?.ackTimeout === undefined
+        // `false` waits for ever, like an infinite duration.
+        const ackSetting = listenOptions?.ackTimeout === false ? Duration.infinity : listenOptions?.ackTimeout
+        const ackTimeoutMs = ackSetting === undefined
           ? defaultTimeoutMs
-          : Duration.toMillis(Duration.decode(listenOptions.ackTimeout))
+          : Duration.toMillis(Duration.decode(ackSetting))
         let acknowledgedAt = -Infinity
         // Failed requests since the last acknowledgement: the re-open backoff doubles with them.
         let failures = 0
@@ -1016,9 +1018,7 @@ export const make = <R>(
           })
         ))
         yield* Effect.addFinalizer(() => close)
-        const ackTimeout = listenOptions?.ackTimeout === undefined
-          ? Duration.millis(defaultTimeoutMs)
-          : Duration.decode(listenOptions.ackTimeout)
+        const ackTimeout = Duration.millis(ackTimeoutMs)
         const granted = yield* Deferred.await(acknowledged).pipe(
           Effect.timeoutFail({
             duration: ackTimeout,
