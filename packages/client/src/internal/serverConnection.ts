@@ -42,6 +42,8 @@ const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 const MAX_INPUT_ROUNDS = 10
 /** A stream dropped sooner than this after its acknowledgement is a crash loop: not re-opened. */
 const RESTART_MIN_INTERVAL_MS = 1_000
+/** Re-opening a dropped listen stream: 200 ms doubling per failure, at most 30 s apart. */
+const REOPEN_BACKOFF = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("30 seconds")))
 
 interface Session {
   readonly scope: Scope.CloseableScope
@@ -901,7 +903,7 @@ export const make = <R>(
             firstGranted ??= structuredClone(granted)
             active = true
             acknowledgedAt = clock.unsafeCurrentTimeMillis()
-            failures = 0
+            resetBackoff = true
             Deferred.unsafeDone(acknowledged, Effect.succeed(structuredClone(granted)))
             Deferred.unsafeDone(nextAck, Effect.void)
           },
@@ -924,8 +926,9 @@ export const make = <R>(
           ? defaultTimeoutMs
           : Duration.toMillis(Duration.decode(ackSetting))
         let acknowledgedAt = -Infinity
-        // Failed requests since the last acknowledgement: the re-open backoff doubles with them.
-        let failures = 0
+        // The re-open backoff grows with failures and starts over after each acknowledgement.
+        const backoff = yield* Schedule.driver(REOPEN_BACKOFF)
+        let resetBackoff = false
         const failWith = (error: RequestError | CapabilityError) =>
           Effect.sync(() => {
             queue.fail(error)
@@ -968,7 +971,6 @@ export const make = <R>(
                   : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
               onFailure: (error): Effect.Effect<void> => {
                 active = false
-                failures++
                 const acknowledgedOnce = acknowledgedAt !== -Infinity
                 if (closed) return acknowledgedOnce ? Effect.sync(() => state.end()) : failWith(error as RequestError)
                 // Before any acknowledgement only an HTTP stream's failure (a 5xx, a drop) is retried.
@@ -977,7 +979,12 @@ export const make = <R>(
                   : error._tag !== "ConnectionError")
                 if (!retry) return failWith(error as RequestError)
                 return Effect.gen(function*() {
-                  yield* Effect.sleep(Duration.millis(Math.min(200 * 2 ** (failures - 1), 30_000)))
+                  if (resetBackoff) {
+                    resetBackoff = false
+                    yield* backoff.reset
+                  }
+                  // Sleeps the next delay; the schedule never ends.
+                  yield* Effect.orDie(backoff.next(undefined))
                   const s = yield* Effect.either(session)
                   if (closed) {
                     return yield* (acknowledgedOnce
