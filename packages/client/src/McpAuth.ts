@@ -20,6 +20,8 @@ export interface Challenge {
   readonly status: 401 | 403
   /** The `WWW-Authenticate` header, if any. */
   readonly wwwAuthenticate: string | undefined
+  /** The `DPoP-Nonce` header, if any: the nonce a DPoP proof must carry (RFC 9449 §9). */
+  readonly dpopNonce?: string | undefined
 }
 
 /**
@@ -35,12 +37,16 @@ export type AuthFailure = AuthError | InsufficientScopeError | AuthorizationRequ
  * @category models
  */
 export interface McpAuth {
-  /** Headers for a request to `url` (typically `Authorization`); may refresh a token first. */
-  readonly headers: (url: string) => Effect.Effect<Record<string, string>, AuthFailure>
   /**
-   * Handles a challenge (runs an authorization flow, steps up a scope). `true`: send the
-   * request again, once, with fresh headers; `false`: give up (the request fails with
-   * `AuthError`).
+   * Headers for a request to `url` (typically `Authorization`); may refresh a token first.
+   * `method` is the request's HTTP method (default `POST`), for credentials bound to the request
+   * (a DPoP proof names its method and URL).
+   */
+  readonly headers: (url: string, method?: string) => Effect.Effect<Record<string, string>, AuthFailure>
+  /**
+   * Handles a challenge (runs an authorization flow, steps up a scope, takes a DPoP nonce).
+   * `true`: send the request again, once, with fresh headers (a challenge carrying a DPoP nonce
+   * has a retry of its own); `false`: give up (the request fails with `AuthError`).
    */
   readonly challenge: (challenge: Challenge) => Effect.Effect<boolean, AuthFailure>
 }

@@ -2,8 +2,10 @@
  * OAuth 2.1 for MCP servers as an `McpAuth`: discovery (RFC 9728, RFC 8414 / OIDC), the
  * authorization code grant with PKCE S256, RFC 8707 resource indicators, RFC 9207 issuer
  * checks, client registration (pre-registered, Client ID Metadata Documents, RFC 7591), scope
- * step-up, refresh, and the client credentials grant. The primitives come from `oauth4webapi`;
- * MCP's discovery order and policy are ours.
+ * step-up, refresh, the client credentials grant, the JWT bearer grant (RFC 7523: workload
+ * identity federation), enterprise-managed authorization (an identity assertion exchanged for an
+ * ID-JAG, RFC 8693), and DPoP-bound tokens (RFC 9449) on request. The primitives come from
+ * `oauth4webapi`; MCP's discovery order and policy are ours.
  *
  * The interactive step is pluggable (`authorize`): it receives the authorization URL and
  * returns the callback URL the authorization server redirected to. The default fails with
@@ -28,6 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type { CryptoKeyPair } from "oauth4webapi"
 import * as internal from "./internal/oauth.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
@@ -126,6 +129,98 @@ export interface ClientCredentialsGrant {
 }
 
 /**
+ * The JWT bearer grant (RFC 7523 §2.1) with an assertion the host holds, such as a workload's
+ * identity token (workload identity federation: a Kubernetes service account token, a SPIFFE
+ * JWT-SVID). The assertion usually identifies the client, so no client credentials are needed; a
+ * failed grant is reported, never retried with another grant.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JwtBearerGrant {
+  readonly _tag: "JwtBearer"
+  /** The assertion; an effect is run for every token request (workload tokens rotate). */
+  readonly assertion: string | Effect.Effect<string, AuthFailure>
+  /** A client id, when the authorization server wants one (sent with `none` unless a secret or key is given). */
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  /** PKCS#8 PEM private key for `private_key_jwt`. */
+  readonly privateKeyPem?: string | undefined
+  /** JWS algorithm of the private key (default `ES256`). */
+  readonly signingAlgorithm?: string | undefined
+  readonly tokenEndpointAuthMethod?:
+    | "client_secret_basic"
+    | "client_secret_post"
+    | "private_key_jwt"
+    | "none"
+    | undefined
+  /** The authorization server the assertion and credentials are for; when absent, the one the resource names. */
+  readonly issuer?: string | undefined
+  /** Scopes to ask for when no challenge names any (else the resource's `scopes_supported`). */
+  readonly scope?: string | undefined
+}
+
+/**
+ * Enterprise-managed authorization (MCP's identity assertion authorization grant): the user's
+ * identity assertion from the enterprise identity provider's single sign-on is exchanged there
+ * (RFC 8693) for an ID-JAG naming the MCP server's authorization server and the resource, which
+ * the client then presents in a JWT bearer grant with its own credentials. No browser is involved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EnterpriseManagedGrant {
+  readonly _tag: "EnterpriseManaged"
+  /** The identity assertion (an OpenID Connect ID token, or a SAML assertion); an effect is run per exchange. */
+  readonly identityAssertion: string | Effect.Effect<string, AuthFailure>
+  /** `id_token` (default) or `saml2`: the `subject_token_type` of the exchange. */
+  readonly identityAssertionType?: "id_token" | "saml2" | undefined
+  /** The identity provider that issued the assertion and issues ID-JAGs. */
+  readonly identityProvider: {
+    readonly issuer: string
+    /** Its token endpoint; default: from its metadata (RFC 8414 / OpenID Connect discovery). */
+    readonly tokenEndpoint?: string | undefined
+    /** The client id the identity provider knows this client by. */
+    readonly clientId: string
+    readonly clientSecret?: string | undefined
+    readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none" | undefined
+  }
+  /** The client's registration with the MCP server's authorization server (the ID-JAG names it). */
+  readonly clientId: string
+  readonly clientSecret?: string | undefined
+  /** PKCS#8 PEM private key for `private_key_jwt`. */
+  readonly privateKeyPem?: string | undefined
+  /** JWS algorithm of the private key (default `ES256`). */
+  readonly signingAlgorithm?: string | undefined
+  readonly tokenEndpointAuthMethod?:
+    | "client_secret_basic"
+    | "client_secret_post"
+    | "private_key_jwt"
+    | "none"
+    | undefined
+  /** The MCP server's authorization server the credentials belong to; when absent, the one the resource names. */
+  readonly issuer?: string | undefined
+  /** Scopes to ask for when no challenge names any (else the resource's `scopes_supported`). */
+  readonly scope?: string | undefined
+}
+
+/**
+ * DPoP (RFC 9449) settings: tokens are bound to a key pair, and every request proves possession of
+ * it. Tokens live only as long as the key: a generated key lives as long as the `OAuthClient`, so
+ * a token kept in storage from another run is not used (give a key pair the host keeps to resume
+ * them).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DPoPOptions {
+  /** The key pair proofs are signed with (its private key need not be extractable); default: a new one. */
+  readonly keyPair?: CryptoKeyPair | undefined
+  /** The JWS algorithm of a generated key pair (default `ES256`). */
+  readonly algorithm?: string | undefined
+}
+
+/**
  * Metadata sent in a dynamic registration (RFC 7591).
  *
  * @since 0.1.0
@@ -187,8 +282,14 @@ export interface Options {
   readonly clientIdMetadataUrl?: string | undefined
   /** Metadata for dynamic registration. */
   readonly clientMetadata?: ClientMetadata | undefined
-  /** Use the client credentials grant instead of the authorization code grant. */
-  readonly grant?: ClientCredentialsGrant | undefined
+  /** A grant without a browser instead of the authorization code grant. */
+  readonly grant?: ClientCredentialsGrant | JwtBearerGrant | EnterpriseManagedGrant | undefined
+  /**
+   * DPoP-bound tokens (RFC 9449): proofs at the token endpoint, `Authorization: DPoP` with a fresh
+   * proof on every request, server nonces honoured. Off by default; with it, the authorization
+   * server must advertise DPoP and a Bearer token is refused (without it, a DPoP token is).
+   */
+  readonly dpop?: boolean | DPoPOptions | undefined
   /** Ask for `offline_access` when the authorization server lists it (default true). */
   readonly offlineAccess?: boolean | undefined
   /** Re-authorizations for one set of scopes after `403 insufficient_scope` (default 2). */

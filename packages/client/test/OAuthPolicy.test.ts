@@ -31,6 +31,25 @@ describe("OAuth policy", () => {
       assert.strictEqual(parsed.scope, "read")
       assert.strictEqual(parsed.error, "invalid_token")
     })
+
+    it("reads the DPoP challenge's parameters apart from the Bearer one's", () => {
+      const header = `Bearer scope="read", DPoP error="use_dpop_nonce", algs="ES256", resource_metadata="https://m/x"`
+      assert.deepStrictEqual(policy.parseChallenge(header, "dpop"), {
+        resourceMetadata: "https://m/x",
+        scope: undefined,
+        error: "use_dpop_nonce",
+        errorDescription: undefined
+      })
+      assert.strictEqual(policy.parseBearerChallenge(header).error, undefined)
+    })
+
+    it("takes DPoP nonces of printable characters without quotes or backslashes only", () => {
+      assert.isTrue(policy.isDpopNonce("eyJ7S_9D-nonce.1"))
+      assert.isFalse(policy.isDpopNonce(""))
+      assert.isFalse(policy.isDpopNonce(`a"b`))
+      assert.isFalse(policy.isDpopNonce("a b"))
+      assert.isFalse(policy.isDpopNonce("x".repeat(1025)))
+    })
   })
 
   describe("peer-advertised URLs (SSRF)", () => {

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { type Client, connect, type ConnectOptions } from "@mcp-effect/node/Connect"
-import { makeOAuth } from "@mcp-effect/node/NodeOAuth"
+import { makeOAuth, type Options as OAuthOptions } from "@mcp-effect/node/NodeOAuth"
 
 /** The referee kills a client after 30 s; give up a little earlier, with a message. */
 const deadlineMs = 25_000
@@ -245,14 +245,15 @@ const contextString = (run: Run, key: string): string | undefined => {
  * authorization server, registers (pre-registered credentials from the context, a Client ID
  * Metadata Document, or dynamic registration), authorizes, and retries. Listing and calling
  * `test-tool` exercises the token (and step-up on `tools/call`). Client credentials scenarios
- * get their secret or private key from the context.
+ * get their secret or private key from the context, `auth/wif-jwt-bearer` its workload JWT, and
+ * `auth/enterprise-managed-authorization` the identity provider and the user's ID token; the
+ * `auth/dpop*` scenarios turn DPoP on (their context is empty).
  */
 const oauthScenario: Scenario = async (run) => {
   const clientId = contextString(run, "client_id")
   const clientSecret = contextString(run, "client_secret")
   const issuer = contextString(run, "issuer")
-  const privateKeyPem = contextString(run, "private_key_pem")
-  const clientCredentials = run.scenario.startsWith("auth/client-credentials") && clientId !== undefined
+  const grant = oauthGrant(run)
   const auth = await makeOAuth({
     serverUrl: run.url,
     redirectUri: "http://localhost:3000/callback",
@@ -260,18 +261,9 @@ const oauthScenario: Scenario = async (run) => {
     clientIdMetadataUrl: conformanceClientIdMetadataUrl,
     clientMetadata: { clientName: "mcp-effect-conformance" },
     onWarning: (message) => log(`oauth: ${message}`),
-    ...(clientCredentials
-      ? {
-        grant: {
-          _tag: "ClientCredentials",
-          clientId,
-          clientSecret,
-          privateKeyPem,
-          signingAlgorithm: contextString(run, "signing_algorithm")
-        }
-      }
-      : {}),
-    ...(!clientCredentials && clientId !== undefined && issuer !== undefined
+    dpop: run.scenario.startsWith("auth/dpop"),
+    ...(grant !== undefined ? { grant } : {}),
+    ...(grant === undefined && clientId !== undefined && issuer !== undefined
       ? { preRegistered: { clientId, clientSecret, issuer } }
       : {})
   })
@@ -297,6 +289,40 @@ const oauthScenario: Scenario = async (run) => {
     throw error
   }
   throw new Error(`${run.scenario}: the client should have refused to proceed`)
+}
+
+/** The grant without a browser a scenario's context provides for, if any. */
+const oauthGrant = (run: Run): OAuthOptions["grant"] => {
+  const clientId = contextString(run, "client_id")
+  const clientSecret = contextString(run, "client_secret")
+  const workloadJwt = contextString(run, "valid_jwt")
+  const idToken = contextString(run, "idp_id_token")
+  const idpIssuer = contextString(run, "idp_issuer")
+  const idpClientId = contextString(run, "idp_client_id")
+  if (run.scenario.startsWith("auth/client-credentials") && clientId !== undefined) {
+    return {
+      _tag: "ClientCredentials",
+      clientId,
+      clientSecret,
+      privateKeyPem: contextString(run, "private_key_pem"),
+      signingAlgorithm: contextString(run, "signing_algorithm")
+    }
+  }
+  if (workloadJwt !== undefined) return { _tag: "JwtBearer", assertion: workloadJwt, clientId }
+  if (idToken !== undefined && idpIssuer !== undefined && idpClientId !== undefined && clientId !== undefined) {
+    return {
+      _tag: "EnterpriseManaged",
+      identityAssertion: idToken,
+      identityProvider: {
+        issuer: idpIssuer,
+        tokenEndpoint: contextString(run, "idp_token_endpoint"),
+        clientId: idpClientId
+      },
+      clientId,
+      clientSecret
+    }
+  }
+  return undefined
 }
 
 /**

@@ -163,11 +163,13 @@ export const executeAuthorized = (
   s: HttpSettings,
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> => {
+  // One retry after a challenge the auth service accepted, and one after a challenge carrying a
+  // DPoP nonce (RFC 9449 §9), which may come right after the first: a new token, then the nonce.
   const attempt = (
-    retried: boolean
+    retried: { readonly challenge: boolean; readonly nonce: boolean }
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> =>
     Effect.flatMap(
-      s.auth === undefined ? Effect.succeed({}) : s.auth.headers(request.url),
+      s.auth === undefined ? Effect.succeed({}) : s.auth.headers(request.url, request.method),
       (headers) =>
         Effect.flatMap(execute(s, HttpClientRequest.setHeaders(request, headers)), (response) => {
           if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
@@ -178,21 +180,30 @@ export const executeAuthorized = (
             message: `HTTP ${status} from ${originOf(request.url)}`,
             status
           })
+          const dpopNonce = response.headers["dpop-nonce"]
           return Effect.zipRight(
             Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4))),
-            s.auth === undefined || retried
+            s.auth === undefined || (dpopNonce === undefined ? retried.challenge : retried.nonce)
               ? Effect.fail(refused)
               : Effect.flatMap(
                 authorizing(
                   s,
-                  s.auth.challenge({ url: request.url, status, wwwAuthenticate: response.headers["www-authenticate"] })
+                  s.auth.challenge({
+                    url: request.url,
+                    status,
+                    wwwAuthenticate: response.headers["www-authenticate"],
+                    dpopNonce
+                  })
                 ),
-                (again) => again ? attempt(true) : Effect.fail(refused)
+                (again) =>
+                  again
+                    ? attempt(dpopNonce === undefined ? { ...retried, challenge: true } : { ...retried, nonce: true })
+                    : Effect.fail(refused)
               )
           )
         })
     )
-  return attempt(false)
+  return attempt({ challenge: false, nonce: false })
 }
 
 /** Runs a challenge's handling with the peer told, so request deadlines leave out its time. */

@@ -1,8 +1,9 @@
 /**
  * The OAuth 2.1 flows behind `OAuth.make`: discovery, registration, authorization code with
- * PKCE, client credentials, refresh, step-up. Requests go through the host's `HttpClient`
- * (bridged to the `fetch` shape `oauth4webapi` expects); MCP's policy comes from
- * `oauthPolicy.ts`.
+ * PKCE, client credentials, JWT bearer and enterprise-managed grants, refresh, step-up, DPoP.
+ * Requests go through the host's `HttpClient` (bridged to the `fetch` shape `oauth4webapi`
+ * expects); MCP's policy comes from `oauthPolicy.ts`, DPoP proofs for the MCP server from
+ * `dpop.ts`.
  *
  * @internal
  */
@@ -22,6 +23,7 @@ import * as oauth from "oauth4webapi"
 import type { AuthFailure, Challenge } from "../McpAuth.js"
 import { AuthError, AuthorizationRequiredError, InsufficientScopeError } from "../McpError.js"
 import type * as OAuth from "../OAuth.js"
+import * as dpop from "./dpop.js"
 import * as policy from "./oauthPolicy.js"
 
 /** @internal */
@@ -71,7 +73,9 @@ const refreshSkewMs = 30_000
 /** A token as stored. @internal */
 export interface StoredToken {
   readonly issuer: string
-  readonly tokenType: "Bearer"
+  readonly tokenType: "Bearer" | "DPoP"
+  /** The thumbprint of the DPoP key a `DPoP` token is bound to. */
+  readonly jkt?: string | undefined
   readonly accessToken: string
   readonly refreshToken?: string | undefined
   /** Epoch milliseconds. */
@@ -125,19 +129,39 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 const stringList = (u: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : undefined
 
-/** Only Bearer tokens are stored; anything else read back (a DPoP token, a hand-edited file) is refused. */
-const decodeToken = (u: unknown): StoredToken | undefined =>
-  isRecord(u) && typeof u.issuer === "string" && typeof u.accessToken === "string" &&
-    typeof u.tokenType === "string" && u.tokenType.toLowerCase() === "bearer"
-    ? {
-      issuer: u.issuer,
-      tokenType: "Bearer",
-      accessToken: u.accessToken,
-      refreshToken: typeof u.refreshToken === "string" ? u.refreshToken : undefined,
-      expiresAt: typeof u.expiresAt === "number" ? u.expiresAt : undefined,
-      scopes: stringList(u.scopes) ?? []
-    }
-    : undefined
+/**
+ * What a usable token is bound to: nothing (`undefined`, Bearer), or the client's DPoP key
+ * (`jkt` undefined when no key could be made: then no token is usable).
+ */
+type Binding = { readonly jkt: string | undefined } | undefined
+
+/**
+ * Without DPoP only Bearer tokens are used; with it, only DPoP tokens bound to this client's key.
+ * Anything else read back (the other kind, another key's token, a hand-edited file) is refused.
+ */
+const decodeToken = (u: unknown, binding: Binding): StoredToken | undefined => {
+  if (
+    !isRecord(u) || typeof u.issuer !== "string" || typeof u.accessToken !== "string" ||
+    typeof u.tokenType !== "string"
+  ) return undefined
+  const type = u.tokenType.toLowerCase()
+  if (
+    binding === undefined
+      ? type !== "bearer"
+      : type !== "dpop" || binding.jkt === undefined || u.jkt !== binding.jkt
+  ) {
+    return undefined
+  }
+  return {
+    issuer: u.issuer,
+    tokenType: binding === undefined ? "Bearer" : "DPoP",
+    ...(binding === undefined ? {} : { jkt: binding.jkt }),
+    accessToken: u.accessToken,
+    refreshToken: typeof u.refreshToken === "string" ? u.refreshToken : undefined,
+    expiresAt: typeof u.expiresAt === "number" ? u.expiresAt : undefined,
+    scopes: stringList(u.scopes) ?? []
+  }
+}
 
 const decodeClient = (u: unknown): StoredClient | undefined =>
   isRecord(u) && typeof u.issuer === "string" && typeof u.clientId === "string" &&
@@ -176,6 +200,13 @@ const memoryStorage = (): OAuth.OAuthStorage => {
     remove: (key) => Effect.sync(() => void map.delete(key))
   }
 }
+
+const jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+const tokenExchangeGrantType = "urn:ietf:params:oauth:grant-type:token-exchange"
+const idJagTokenType = "urn:ietf:params:oauth:token-type:id-jag"
+
+/** No client authentication and no `client_id`: the assertion of a JWT bearer grant identifies the client. */
+const noClientAuth: oauth.ClientAuth = () => {}
 
 /** WHATWG `application/x-www-form-urlencoded` (keeps `-._*`, which many servers never decode). */
 const formEncode = (value: string): string => new URLSearchParams([["v", value]]).toString().slice(2)
@@ -245,6 +276,24 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
 
     const fail = (reason: string, message: string) => Effect.fail(new AuthError({ server, reason, message }))
 
+    // DPoP: one key per client, made at first use (an unusable key option fails that use).
+    const dpopSettings = options.dpop === undefined || options.dpop === false
+      ? undefined
+      : options.dpop === true
+      ? {}
+      : options.dpop
+    const proofKey = dpopSettings === undefined ? undefined : yield* Effect.cached(
+      Effect.tryPromise({
+        try: () => dpop.makeKey(dpopSettings),
+        catch: (e) => new AuthError({ server, reason: "dpop", message: describeError(e) })
+      })
+    )
+    const binding: Effect.Effect<Binding> = proofKey === undefined
+      ? Effect.succeed(undefined)
+      : Effect.match(proofKey, { onFailure: () => ({ jkt: undefined }), onSuccess: (key) => ({ jkt: key.jkt }) })
+    /** The nonce the MCP server asked proofs to carry (RFC 9449 §9), if any. */
+    const resourceNonce = yield* Ref.make<string | undefined>(undefined)
+
     const store = {
       get: (key: string) => Effect.orElseSucceed(storage.get(key), () => undefined),
       set: (key: string, value: unknown) =>
@@ -255,12 +304,12 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
       remove: (key: string) => Effect.ignore(storage.remove(key))
     }
 
-    const loadToken = Effect.map(store.get(tokenKey), decodeToken)
+    const loadToken = Effect.zipWith(store.get(tokenKey), binding, decodeToken)
 
     /** The token kept for `issuer`, only if that issuer issued it. */
     const loadIssuerToken = (issuer: string) =>
-      Effect.map(store.get(issuerTokenKey(issuer)), (u) => {
-        const token = decodeToken(u)
+      Effect.zipWith(store.get(issuerTokenKey(issuer)), binding, (u, b) => {
+        const token = decodeToken(u, b)
         return token?.issuer === issuer ? token : undefined
       })
 
@@ -330,6 +379,43 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
 
     const attempt = <A>(reason: string, f: () => Promise<A>): Effect.Effect<A, AuthError> =>
       Effect.tryPromise({ try: f, catch: (e) => new AuthError({ server, reason, message: describeError(e) }) })
+
+    /**
+     * This client's DPoP key for token requests to `as` (none without DPoP). The authorization
+     * server must advertise DPoP with the key's algorithm: otherwise it would issue a Bearer token
+     * we refuse, after the user signed in for nothing.
+     */
+    const dpopFor = (as: oauth.AuthorizationServer): Effect.Effect<dpop.ProofKey | undefined, AuthError> =>
+      proofKey === undefined ? Effect.succeed(undefined) : Effect.flatMap(proofKey, (key) => {
+        const supported = stringList(as.dpop_signing_alg_values_supported)
+        if (supported === undefined) {
+          return fail("dpop", `${as.issuer} does not support DPoP (no dpop_signing_alg_values_supported)`)
+        }
+        if (!dpop.accepts(supported, key.alg)) {
+          return fail("dpop", `${as.issuer} does not take DPoP proofs signed with ${key.alg} (${supported.join(", ")})`)
+        }
+        return Effect.succeed(key)
+      })
+
+    /**
+     * A token request and the processing of its answer, with a DPoP proof when `key` is given; an
+     * authorization server that answers `use_dpop_nonce` gets the request once more, carrying the
+     * nonce it sent (RFC 9449 §8: the handle keeps it).
+     */
+    const tokenRequest = <A>(
+      reason: string,
+      key: dpop.ProofKey | undefined,
+      f: (proof: { readonly DPoP?: oauth.DPoPHandle }) => Promise<A>
+    ): Effect.Effect<A, AuthError> =>
+      attempt(reason, async () => {
+        const proof = key === undefined ? {} : { DPoP: key.handle }
+        try {
+          return await f(proof)
+        } catch (e) {
+          if (key !== undefined && oauth.isDPoPNonceError(e)) return await f(proof)
+          throw e
+        }
+      })
 
     const getJson = (url: string): Effect.Effect<{ readonly status: number; readonly json: unknown }, AuthError> =>
       httpClient.get(url, { headers: { accept: "application/json" } }).pipe(
@@ -616,11 +702,23 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
       discovery: Discovery,
       response: oauth.TokenEndpointResponse,
       requested: ReadonlyArray<string>,
-      previousRefresh: string | undefined
+      previousRefresh: string | undefined,
+      key: dpop.ProofKey | undefined,
+      retention: { readonly keepRefresh: boolean } = { keepRefresh: true }
     ) =>
       Effect.gen(function*() {
-        if (response.token_type.toLowerCase() !== "bearer") {
-          return yield* fail("token", `token type ${response.token_type} is not supported (Bearer only)`)
+        const type = response.token_type.toLowerCase()
+        if (key === undefined && type !== "bearer") {
+          return yield* fail("token", `token type ${response.token_type} is not supported (Bearer only: DPoP is off)`)
+        }
+        if (key !== undefined) {
+          if (type !== "dpop") {
+            return yield* fail("token", `token type ${response.token_type} refused: DPoP was asked for`)
+          }
+          const bound = dpop.boundThumbprint(response.access_token)
+          if (bound !== undefined && bound !== key.jkt) {
+            return yield* fail("dpop", "the access token is bound to another key (cnf.jkt)")
+          }
         }
         // The resource's authorization server may have changed while the request was in flight.
         const current = (yield* Ref.get(state)).discovery
@@ -630,9 +728,10 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         const now = yield* Clock.currentTimeMillis
         const token: StoredToken = {
           issuer: discovery.as.issuer,
-          tokenType: "Bearer",
+          tokenType: key === undefined ? "Bearer" : "DPoP",
+          ...(key === undefined ? {} : { jkt: key.jkt }),
           accessToken: response.access_token,
-          refreshToken: response.refresh_token ?? previousRefresh,
+          refreshToken: retention.keepRefresh ? response.refresh_token ?? previousRefresh : undefined,
           expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : undefined,
           scopes: response.scope === undefined ? requested : policy.scopeList(response.scope)
         }
@@ -640,45 +739,215 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         return token
       })
 
-    const clientCredentialsFlow = (discovery: Discovery, grant: OAuth.ClientCredentialsGrant) =>
+    /** The client identification and authentication of a grant without a user. */
+    const grantClient = (
+      credentials: {
+        readonly clientId?: string | undefined
+        readonly clientSecret?: string | undefined
+        readonly privateKeyPem?: string | undefined
+        readonly signingAlgorithm?: string | undefined
+        readonly tokenEndpointAuthMethod?: string | undefined
+      },
+      defaultMethod: string
+    ): Effect.Effect<{ readonly client: oauth.Client; readonly auth: oauth.ClientAuth }, AuthError> =>
       Effect.gen(function*() {
-        const as = discovery.as
-        if (grant.issuer !== undefined && grant.issuer !== as.issuer) {
-          return yield* fail("policy", `the client credentials belong to ${grant.issuer}, not ${as.issuer}`)
+        const clientId = credentials.clientId
+        if (clientId === undefined) {
+          if (credentials.tokenEndpointAuthMethod !== undefined && credentials.tokenEndpointAuthMethod !== "none") {
+            return yield* fail("token", `${credentials.tokenEndpointAuthMethod} needs clientId`)
+          }
+          // oauth4webapi wants a client id; `noClientAuth` never sends it.
+          return { client: { client_id: "-" }, auth: noClientAuth }
         }
-        const method = grant.tokenEndpointAuthMethod ??
-          (grant.privateKeyPem !== undefined ? "private_key_jwt" : pickSecretMethod(as))
-        let auth: oauth.ClientAuth
+        const client: oauth.Client = { client_id: clientId }
+        const method = credentials.tokenEndpointAuthMethod ?? defaultMethod
+        if (method === "none") return { client, auth: oauth.None() }
         if (method === "private_key_jwt") {
-          const pem = grant.privateKeyPem
+          const pem = credentials.privateKeyPem
           if (pem === undefined) return yield* fail("token", "private_key_jwt needs privateKeyPem")
-          const alg = grant.signingAlgorithm ?? "ES256"
+          const alg = credentials.signingAlgorithm ?? "ES256"
           const params = importAlgorithm(alg)
           if (params === undefined) return yield* fail("token", `unsupported signing algorithm ${alg}`)
           const key = yield* attempt(
             "token",
             () => crypto.subtle.importKey("pkcs8", pemToDer(pem), params, false, ["sign"])
           )
-          auth = oauth.PrivateKeyJwt(key)
-        } else {
-          const secret = grant.clientSecret
-          if (secret === undefined) return yield* fail("token", `${method} needs clientSecret`)
-          auth = method === "client_secret_post" ? oauth.ClientSecretPost(secret) : clientSecretBasic(secret)
+          return { client, auth: oauth.PrivateKeyJwt(key) }
         }
-        const client: oauth.Client = { client_id: grant.clientId }
+        const secret = credentials.clientSecret
+        if (secret === undefined) return yield* fail("token", `${method} needs clientSecret`)
+        if (method !== "client_secret_basic" && method !== "client_secret_post") {
+          return yield* fail("token", `unsupported token endpoint auth method ${method}`)
+        }
+        return {
+          client,
+          auth: method === "client_secret_post" ? oauth.ClientSecretPost(secret) : clientSecretBasic(secret)
+        }
+      })
+
+    /** Credentials bound to an issuer are shown to that authorization server only. */
+    const checkGrantIssuer = (issuer: string | undefined, as: oauth.AuthorizationServer, what: string) =>
+      issuer !== undefined && issuer !== as.issuer
+        ? fail("policy", `the ${what} belong to ${issuer}, not ${as.issuer}`)
+        : Effect.void
+
+    const clientCredentialsFlow = (discovery: Discovery, grant: OAuth.ClientCredentialsGrant) =>
+      Effect.gen(function*() {
+        const as = discovery.as
+        yield* checkGrantIssuer(grant.issuer, as, "client credentials")
+        const key = yield* dpopFor(as)
+        const { auth, client } = yield* grantClient(
+          grant,
+          grant.privateKeyPem !== undefined ? "private_key_jwt" : pickSecretMethod(as)
+        )
         const scopes = policy.scopeList(grant.scope)
         const parameters: Record<string, string> = {
           resource: discovery.resource,
           ...(scopes.length === 0 ? {} : { scope: scopes.join(" ") })
         }
-        const response = yield* attempt("token", async () =>
+        const response = yield* tokenRequest("token", key, async (proof) =>
           oauth.processClientCredentialsResponse(
             as,
             client,
-            await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, oauthOptions())
+            await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, { ...oauthOptions(), ...proof })
           ))
-        return yield* acceptToken(discovery, response, scopes, undefined)
+        return yield* acceptToken(discovery, response, scopes, undefined, key, { keepRefresh: false })
       })
+
+    const assertionOf = (assertion: string | Effect.Effect<string, AuthFailure>, what: string) =>
+      Effect.flatMap(
+        typeof assertion === "string" ? Effect.succeed(assertion) : assertion,
+        (value) => value === "" ? fail("token", `the ${what} is empty`) : Effect.succeed(value)
+      )
+
+    /** The scopes of a grant without a user: the challenge's, else the configured ones, else the resource's. */
+    const grantScopes = (discovery: Discovery, challengeScope: string | undefined, configured: string | undefined) =>
+      policy.selectScopes({
+        challengeScope,
+        configuredScopes: policy.scopeList(configured ?? options.scope),
+        resourceScopes: discovery.resourceScopes,
+        authorizationServerScopes: undefined,
+        previous: [],
+        offlineAccess: false
+      })
+
+    /** The JWT bearer grant (RFC 7523 §2.1) at the resource's authorization server. */
+    const jwtBearer = (
+      discovery: Discovery,
+      grant: OAuth.JwtBearerGrant | OAuth.EnterpriseManagedGrant,
+      assertion: string,
+      scopes: ReadonlyArray<string>
+    ) =>
+      Effect.gen(function*() {
+        const as = discovery.as
+        const key = yield* dpopFor(as)
+        const { auth, client } = yield* grantClient(
+          grant,
+          grant.privateKeyPem !== undefined
+            ? "private_key_jwt"
+            : grant.clientSecret !== undefined
+            ? pickSecretMethod(as)
+            : "none"
+        )
+        const parameters: Record<string, string> = {
+          assertion,
+          resource: discovery.resource,
+          ...(scopes.length === 0 ? {} : { scope: scopes.join(" ") })
+        }
+        const response = yield* tokenRequest("token", key, async (proof) =>
+          oauth.processGenericTokenEndpointResponse(
+            as,
+            client,
+            await oauth.genericTokenEndpointRequest(as, client, auth, jwtBearerGrantType, parameters, {
+              ...oauthOptions(),
+              ...proof
+            })
+          ))
+        // A grant without a user is simply run again: no refresh token is kept for it.
+        return yield* acceptToken(discovery, response, scopes, undefined, key, { keepRefresh: false })
+      })
+
+    const jwtBearerFlow = (discovery: Discovery, grant: OAuth.JwtBearerGrant, challengeScope: string | undefined) =>
+      Effect.gen(function*() {
+        yield* checkGrantIssuer(grant.issuer, discovery.as, "assertion and credentials")
+        const assertion = yield* assertionOf(grant.assertion, "assertion")
+        return yield* jwtBearer(discovery, grant, assertion, grantScopes(discovery, challengeScope, grant.scope))
+      })
+
+    /**
+     * Enterprise-managed authorization: the identity assertion is exchanged at the identity
+     * provider (RFC 8693) for an ID-JAG naming the authorization server and the resource, which
+     * then goes into a JWT bearer grant.
+     */
+    const enterpriseFlow = (
+      discovery: Discovery,
+      grant: OAuth.EnterpriseManagedGrant,
+      challengeScope: string | undefined
+    ) =>
+      Effect.gen(function*() {
+        const as = discovery.as
+        yield* checkGrantIssuer(grant.issuer, as, "client credentials")
+        const provider = grant.identityProvider
+        let idp: oauth.AuthorizationServer
+        if (provider.tokenEndpoint === undefined) {
+          idp = yield* Effect.mapError(
+            fetchAuthorizationServer(provider.issuer),
+            (e) => new AuthError({ server, reason: "token-exchange", message: `identity provider: ${e.message}` })
+          )
+        } else {
+          yield* checkPeer(provider.tokenEndpoint, "token endpoint of the identity provider")
+          idp = { issuer: provider.issuer, token_endpoint: provider.tokenEndpoint }
+        }
+        const { auth, client } = yield* grantClient(
+          provider,
+          provider.clientSecret !== undefined ? pickSecretMethod(idp) : "none"
+        )
+        const scopes = grantScopes(discovery, challengeScope, grant.scope)
+        const subjectToken = yield* assertionOf(grant.identityAssertion, "identity assertion")
+        const parameters: Record<string, string> = {
+          requested_token_type: idJagTokenType,
+          audience: as.issuer,
+          resource: discovery.resource,
+          subject_token: subjectToken,
+          subject_token_type: `urn:ietf:params:oauth:token-type:${grant.identityAssertionType ?? "id_token"}`,
+          ...(scopes.length === 0 ? {} : { scope: scopes.join(" ") })
+        }
+        const exchanged = yield* attempt("token-exchange", async () =>
+          oauth.processGenericTokenEndpointResponse(
+            idp,
+            client,
+            await oauth.genericTokenEndpointRequest(
+              idp,
+              client,
+              auth,
+              tokenExchangeGrantType,
+              parameters,
+              oauthOptions()
+            ),
+            // An ID-JAG is not an access token: its `token_type` is `N_A` (RFC 8693 §2.2.1).
+            { recognizedTokenTypes: { n_a: () => {} } }
+          ))
+        if (exchanged.issued_token_type !== idJagTokenType) {
+          return yield* fail(
+            "token-exchange",
+            `the identity provider issued ${JSON.stringify(exchanged.issued_token_type)}, not an ID-JAG`
+          )
+        }
+        return yield* jwtBearer(discovery, grant, exchanged.access_token, scopes)
+      })
+
+    /** A grant without a user. */
+    const grantFlow = (discovery: Discovery, challengeScope: string | undefined) => {
+      const grant = options.grant!
+      switch (grant._tag) {
+        case "ClientCredentials":
+          return clientCredentialsFlow(discovery, grant)
+        case "JwtBearer":
+          return jwtBearerFlow(discovery, grant, challengeScope)
+        case "EnterpriseManaged":
+          return enterpriseFlow(discovery, grant, challengeScope)
+      }
+    }
 
     /** The authorization request waiting for `complete` (after `AuthorizationRequiredError`). */
     const pendingRef = yield* Ref.make<Pending | undefined>(undefined)
@@ -693,6 +962,8 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         if (typeof as.authorization_endpoint !== "string") {
           return yield* fail("discovery", `${as.issuer} has no authorization_endpoint`)
         }
+        // Checked before the user is sent anywhere.
+        const key = yield* dpopFor(as)
         // The interactive step's resources (a callback server) live as long as this flow.
         const step: OAuth.InteractiveStep = options.interactive === undefined
           ? { redirectUri, authorize }
@@ -719,7 +990,9 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           ["state", request.state],
           ["code_challenge", challenge],
           ["code_challenge_method", "S256"],
-          ["resource", discovery.resource]
+          ["resource", discovery.resource],
+          // Binds the code to the DPoP key (RFC 9449 §10).
+          ...(key === undefined ? [] : [["dpop_jkt", key.jkt] as const])
         ])
         yield* Ref.update(state, (s) => ({ ...s, requested: new Map(s.requested).set(as.issuer, scopes) }))
         const pending: Pending = { request, client, discovery, scopes }
@@ -751,7 +1024,8 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           catch: (e) => new AuthError({ server, reason: "authorization", message: describeError(e) })
         })
         const auth = yield* clientAuth(client)
-        const response = yield* attempt("token", async () =>
+        const key = yield* dpopFor(as)
+        const response = yield* tokenRequest("token", key, async (proof) =>
           oauth.processAuthorizationCodeResponse(
             as,
             oauthClient,
@@ -762,10 +1036,10 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
               params,
               request.redirectUri,
               request.verifier,
-              { ...oauthOptions(), additionalParameters: { resource: discovery.resource } }
+              { ...oauthOptions(), ...proof, additionalParameters: { resource: discovery.resource } }
             )
           ))
-        return yield* acceptToken(discovery, response, scopes, undefined)
+        return yield* acceptToken(discovery, response, scopes, undefined, key)
       })
 
     const refresh = (token: StoredToken) =>
@@ -780,23 +1054,25 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
           (yield* clientFor(discovery, token.scopes, redirectUri))
         const oauthClient: oauth.Client = { client_id: client.clientId }
         const auth = yield* clientAuth(client)
-        const response = yield* attempt("refresh", async () =>
+        const key = yield* dpopFor(as)
+        const response = yield* tokenRequest("refresh", key, async (proof) =>
           oauth.processRefreshTokenResponse(
             as,
             oauthClient,
             await oauth.refreshTokenGrantRequest(as, oauthClient, auth, refreshToken, {
               ...oauthOptions(),
+              ...proof,
               additionalParameters: { resource: discovery.resource }
             })
           ))
-        return yield* acceptToken(discovery, response, token.scopes, refreshToken)
+        return yield* acceptToken(discovery, response, token.scopes, refreshToken, key)
       })
 
     /** Obtains a new token from the resource's current authorization server. */
     const obtain = (discovery: Discovery, challengeScope: string | undefined, stepUp: boolean) =>
       Effect.gen(function*() {
         yield* checkStorage
-        if (options.grant !== undefined) return yield* clientCredentialsFlow(discovery, options.grant)
+        if (options.grant !== undefined) return yield* grantFlow(discovery, challengeScope)
         const s = yield* Ref.get(state)
         const token = yield* loadToken
         const previous = policy.scopeUnion(
@@ -824,7 +1100,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
       }
     }
 
-    const headers = (url: string): Effect.Effect<Record<string, string>, AuthFailure> =>
+    const headers = (url: string, method = "POST"): Effect.Effect<Record<string, string>, AuthFailure> =>
       Effect.gen(function*() {
         // Credentials never leave the MCP server's origin.
         if (!sameOrigin(url)) return {}
@@ -847,12 +1123,38 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
             return {}
           }
         }
-        return { Authorization: `Bearer ${token.accessToken}` }
+        if (token.tokenType === "Bearer" || proofKey === undefined) {
+          return { Authorization: `Bearer ${token.accessToken}` }
+        }
+        // A DPoP token goes with a proof of its own for every request (RFC 9449 §7.1).
+        const key = yield* proofKey
+        const accessToken = token.accessToken
+        const nonce = yield* Ref.get(resourceNonce)
+        const iat = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const proof = yield* attempt("dpop", () => dpop.proof(key, { htm: method, url, iat, accessToken, nonce }))
+        return { Authorization: `DPoP ${accessToken}`, DPoP: proof }
       })
 
     const challenge = (c: Challenge): Effect.Effect<boolean, AuthFailure> =>
       Effect.gen(function*() {
-        const parsed = policy.parseBearerChallenge(c.wwwAuthenticate)
+        const bearer = policy.parseBearerChallenge(c.wwwAuthenticate)
+        let parsed = bearer
+        if (proofKey !== undefined) {
+          // A server may send a nonce with any answer (RFC 9449 §9); proofs carry the latest.
+          const nonce = c.dpopNonce
+          const fresh = nonce !== undefined && policy.isDpopNonce(nonce) && sameOrigin(c.url)
+          if (fresh) yield* Ref.set(resourceNonce, nonce)
+          const scheme = policy.parseChallenge(c.wwwAuthenticate, "dpop")
+          // Only the nonce was missing or stale: the request goes again with it.
+          if (scheme.error === "use_dpop_nonce") return c.status === 401 && fresh
+          // A DPoP resource may challenge with that scheme alone (RFC 9449 §7.1).
+          parsed = {
+            resourceMetadata: scheme.resourceMetadata ?? bearer.resourceMetadata,
+            scope: scheme.scope ?? bearer.scope,
+            error: scheme.error ?? bearer.error,
+            errorDescription: scheme.errorDescription ?? bearer.errorDescription
+          }
+        }
         if (c.status === 403 && parsed.error !== "insufficient_scope") return false
         const before = yield* loadToken
         return yield* lock.withPermits(1)(

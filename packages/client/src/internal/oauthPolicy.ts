@@ -6,7 +6,7 @@
  * @internal
  */
 
-/** The parameters of the `Bearer` challenge of a `WWW-Authenticate` header. @internal */
+/** The parameters of the `Bearer` (or `DPoP`) challenge of a `WWW-Authenticate` header. @internal */
 export interface BearerChallenge {
   readonly resourceMetadata: string | undefined
   readonly scope: string | undefined
@@ -27,7 +27,15 @@ const emptyChallenge: BearerChallenge = {
  *
  * @internal
  */
-export const parseBearerChallenge = (header: string | undefined): BearerChallenge => {
+export const parseBearerChallenge = (header: string | undefined): BearerChallenge => parseChallenge(header, "bearer")
+
+/**
+ * Reads the parameters of one scheme's challenge (`bearer`, or `dpop` for RFC 9449 §7.1), the
+ * same way as {@link parseBearerChallenge}.
+ *
+ * @internal
+ */
+export const parseChallenge = (header: string | undefined, scheme: "bearer" | "dpop"): BearerChallenge => {
   if (header === undefined) return emptyChallenge
   // Tokenise: auth-scheme tokens, `name=value` pairs (value quoted or token), commas.
   const tokens: Array<{ readonly scheme: string } | { readonly name: string; readonly value: string }> = []
@@ -73,7 +81,7 @@ export const parseBearerChallenge = (header: string | undefined): BearerChalleng
   for (const token of tokens) {
     if ("scheme" in token) {
       if (inBearer) break
-      inBearer = token.scheme === "bearer"
+      inBearer = token.scheme === scheme
     } else if (inBearer && !params.has(token.name)) {
       params.set(token.name, token.value)
     }
@@ -349,3 +357,11 @@ export const authorizationUrl = (endpoint: string, params: ReadonlyArray<readonl
   for (const [name, value] of params) url.searchParams.append(name, value)
   return url
 }
+
+/**
+ * A DPoP nonce as RFC 9449 §8 allows it (`1*NQCHAR`: printable ASCII without `"` and `\`),
+ * bounded, so a server cannot make us echo anything else in a proof.
+ *
+ * @internal
+ */
+export const isDpopNonce = (value: string): boolean => value.length <= 1024 && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(value)
