@@ -129,20 +129,13 @@ export interface ClientCredentialsGrant {
 }
 
 /**
- * The JWT bearer grant (RFC 7523 §2.1) with an assertion the host holds, such as a workload's
- * identity token (workload identity federation: a Kubernetes service account token, a SPIFFE
- * JWT-SVID). The assertion usually identifies the client, so no client credentials are needed; a
- * failed grant is reported, never retried with another grant.
+ * How a grant without a browser authenticates the client at the authorization server, and what
+ * it asks for.
  *
  * @since 0.1.0
  * @category models
  */
-export interface JwtBearerGrant {
-  readonly _tag: "JwtBearer"
-  /** The assertion; an effect is run for every token request (workload tokens rotate). */
-  readonly assertion: string | Effect.Effect<string, AuthFailure>
-  /** A client id, when the authorization server wants one (sent with `none` unless a secret or key is given). */
-  readonly clientId?: string | undefined
+export interface GrantClient {
   readonly clientSecret?: string | undefined
   /** PKCS#8 PEM private key for `private_key_jwt`. */
   readonly privateKeyPem?: string | undefined
@@ -154,10 +147,27 @@ export interface JwtBearerGrant {
     | "private_key_jwt"
     | "none"
     | undefined
-  /** The authorization server the assertion and credentials are for; when absent, the one the resource names. */
+  /** The authorization server the credentials are for; when absent, the one the resource names. */
   readonly issuer?: string | undefined
   /** Scopes to ask for when no challenge names any (else the resource's `scopes_supported`). */
   readonly scope?: string | undefined
+}
+
+/**
+ * The JWT bearer grant (RFC 7523 §2.1) with an assertion the host holds, such as a workload's
+ * identity token (workload identity federation: a Kubernetes service account token, a SPIFFE
+ * JWT-SVID). The assertion usually identifies the client, so no client credentials are needed; a
+ * failed grant is reported, never retried with another grant.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JwtBearerGrant extends GrantClient {
+  readonly _tag: "JwtBearer"
+  /** The assertion; an effect is run for every token request (workload tokens rotate). */
+  readonly assertion: string | Effect.Effect<string, AuthFailure>
+  /** A client id, when the authorization server wants one (sent with `none` unless a secret or key is given). */
+  readonly clientId?: string | undefined
 }
 
 /**
@@ -169,7 +179,7 @@ export interface JwtBearerGrant {
  * @since 0.1.0
  * @category models
  */
-export interface EnterpriseManagedGrant {
+export interface EnterpriseManagedGrant extends GrantClient {
   readonly _tag: "EnterpriseManaged"
   /** The identity assertion (an OpenID Connect ID token, or a SAML assertion); an effect is run per exchange. */
   readonly identityAssertion: string | Effect.Effect<string, AuthFailure>
@@ -187,21 +197,6 @@ export interface EnterpriseManagedGrant {
   }
   /** The client's registration with the MCP server's authorization server (the ID-JAG names it). */
   readonly clientId: string
-  readonly clientSecret?: string | undefined
-  /** PKCS#8 PEM private key for `private_key_jwt`. */
-  readonly privateKeyPem?: string | undefined
-  /** JWS algorithm of the private key (default `ES256`). */
-  readonly signingAlgorithm?: string | undefined
-  readonly tokenEndpointAuthMethod?:
-    | "client_secret_basic"
-    | "client_secret_post"
-    | "private_key_jwt"
-    | "none"
-    | undefined
-  /** The MCP server's authorization server the credentials belong to; when absent, the one the resource names. */
-  readonly issuer?: string | undefined
-  /** Scopes to ask for when no challenge names any (else the resource's `scopes_supported`). */
-  readonly scope?: string | undefined
 }
 
 /**

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -60,62 +61,39 @@ export type TaskJson = typeof TaskJson.Type
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
 
 /**
+ * What a handle knows of its task.
+ *
  * @since 0.1.0
  * @category models
  */
-export class Task {
+export interface TaskFields {
   readonly taskId: string
   /** The server that issued the id: task ids are unique only there. */
   readonly server: string
   readonly status: Status
-  readonly statusMessage: string | undefined
-  readonly createdAt: string | undefined
-  readonly lastUpdatedAt: string | undefined
+  readonly statusMessage?: string | undefined
+  readonly createdAt?: string | undefined
+  readonly lastUpdatedAt?: string | undefined
   /** How long the server keeps the task (`null`: unlimited; `undefined`: not said). */
-  readonly ttlMs: number | null | undefined
-  readonly pollIntervalMs: number | undefined
+  readonly ttlMs?: number | null | undefined
+  readonly pollIntervalMs?: number | undefined
   /** The tool's result, once the task completed and it was fetched (or came inline). */
-  readonly result: McpSchema.CallToolResult | undefined
+  readonly result?: McpSchema.CallToolResult | undefined
   /** The error a failed task ended with. */
-  readonly error: TaskError | undefined
+  readonly error?: TaskError | undefined
   /** The server's outstanding requests while `input_required` (2026-07-28). */
-  readonly inputRequests: Record<string, unknown> | undefined
+  readonly inputRequests?: Record<string, unknown> | undefined
   /** The definition the creating call went out under; results are validated against it. */
-  readonly tool: McpSchema.Tool | undefined
+  readonly tool?: McpSchema.Tool | undefined
   /** Which task of that id this handle names, within one client (`undefined`: not known). */
-  readonly generation: number | undefined
+  readonly generation?: number | undefined
+}
 
-  constructor(fields: {
-    readonly taskId: string
-    readonly server: string
-    readonly status: Status
-    readonly statusMessage?: string | undefined
-    readonly createdAt?: string | undefined
-    readonly lastUpdatedAt?: string | undefined
-    readonly ttlMs?: number | null | undefined
-    readonly pollIntervalMs?: number | undefined
-    readonly result?: McpSchema.CallToolResult | undefined
-    readonly error?: TaskError | undefined
-    readonly inputRequests?: Record<string, unknown> | undefined
-    readonly tool?: McpSchema.Tool | undefined
-    readonly generation?: number | undefined
-  }) {
-    this.taskId = fields.taskId
-    this.server = fields.server
-    this.status = fields.status
-    this.statusMessage = fields.statusMessage
-    this.createdAt = fields.createdAt
-    this.lastUpdatedAt = fields.lastUpdatedAt
-    this.ttlMs = fields.ttlMs
-    this.pollIntervalMs = fields.pollIntervalMs
-    this.result = fields.result
-    this.error = fields.error
-    this.inputRequests = fields.inputRequests
-    this.tool = fields.tool
-    this.generation = fields.generation
-    Object.freeze(this)
-  }
-
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export class Task extends Data.Class<TaskFields> {
   /** `completed`, `failed` or `cancelled`. */
   get isTerminal(): boolean {
     return TERMINAL.has(this.status)
@@ -130,7 +108,7 @@ export class Task {
   }
 
   /** A copy with some fields replaced. */
-  with(fields: Partial<ConstructorParameters<typeof Task>[0]>): Task {
+  with(fields: Partial<TaskFields>): Task {
     return new Task({ ...this, ...fields })
   }
 
