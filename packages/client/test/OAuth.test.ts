@@ -1,11 +1,10 @@
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { bodyText, json } from "./utils/fakeHttp.js"
 
 const serverUrl = "https://mcp.example.com/mcp"
 const issuer = "https://auth.example.com"
@@ -38,13 +37,8 @@ const fakeAuthServer = (overrides: {
     ...overrides.metadata
   }
   const prm = { resource: serverUrl, authorization_servers: [issuer], ...overrides.prm }
-  const json = (request: HttpClientRequest.HttpClientRequest, body: unknown, status = 200) =>
-    HttpClientResponse.fromWeb(
-      request,
-      new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-    )
   const client = HttpClient.make((request, url) => {
-    const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+    const body = bodyText(request)
     seen.push({ method: request.method, url: url.href, body, authorization: request.headers["authorization"] })
     const path = `${url.origin}${url.pathname}`
     if (path === prmUrl) return Effect.succeed(json(request, prm))

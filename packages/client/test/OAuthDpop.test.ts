@@ -14,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as oauth from "oauth4webapi"
 import * as Http from "../src/internal/http.js"
+import { bodyText } from "./utils/fakeHttp.js"
 
 const serverUrl = "https://mcp.example.com/mcp"
 const issuer = "https://auth.example.com"
@@ -105,7 +106,7 @@ const fakeDpop = (options: {
   const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
   const handle = async (request: HttpClientRequest.HttpClientRequest, url: URL): Promise<Response> => {
-    const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+    const body = bodyText(request)
     const path = `${url.origin}${url.pathname}`
     const proof = await verifyProof(request.headers["dpop"])
     if (path === prmUrl) return answer({ resource: serverUrl, authorization_servers: [issuer] })

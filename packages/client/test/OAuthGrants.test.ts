@@ -5,13 +5,12 @@
  * in a JWT bearer grant).
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { bodyText, json } from "./utils/fakeHttp.js"
 
 const serverUrl = "https://mcp.example.com/mcp"
 const issuer = "https://auth.example.com"
@@ -34,13 +33,8 @@ const fakeGrants = (options: {
 } = {}) => {
   const seen: Array<Seen> = []
   let issued = 0
-  const json = (request: HttpClientRequest.HttpClientRequest, body: unknown, status = 200) =>
-    HttpClientResponse.fromWeb(
-      request,
-      new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-    )
   const client = HttpClient.make((request, url) => {
-    const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+    const body = bodyText(request)
     const path = `${url.origin}${url.pathname}`
     if (request.method === "POST") {
       seen.push({ url: path, form: new URLSearchParams(body), authorization: request.headers["authorization"] })

@@ -4,13 +4,12 @@
  * no token or registration is ever shown to an authorization server that did not issue it.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { bodyText, json } from "./utils/fakeHttp.js"
 
 const serverUrl = "https://mcp.example.com/mcp"
 const prmUrl = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
@@ -34,13 +33,8 @@ const fakeResource = () => {
   const seen: Array<Seen> = []
   const issued = new Map<string, number>()
   let current = as1
-  const json = (request: HttpClientRequest.HttpClientRequest, body: unknown, status = 200) =>
-    HttpClientResponse.fromWeb(
-      request,
-      new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-    )
   const client = HttpClient.make((request, url) => {
-    const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+    const body = bodyText(request)
     seen.push({ host: url.origin, path: url.pathname, body, authorization: request.headers["authorization"] })
     if (url.href === prmUrl) {
       return Effect.succeed(json(request, { resource: serverUrl, authorization_servers: [current] }))
