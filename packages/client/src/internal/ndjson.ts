@@ -1,6 +1,6 @@
 /**
- * Incremental newline-delimited JSON framing. Chunks are kept as they arrive and joined only
- * once a line is complete, so a large message costs linear time, never a rescan per chunk.
+ * Incremental newline-delimited JSON framing: each chunk is scanned once for newlines and
+ * decoded once, so a large message costs linear time, never a rescan per chunk.
  *
  * @internal
  */
@@ -21,18 +21,22 @@ const NEWLINE = 0x0a
 
 /** @internal */
 export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): LineDecoder => {
-  let pending: Array<Uint8Array> = []
+  // A line longer than one chunk is kept as text decoded chunk by chunk (the decoder carries a
+  // character split across chunks), not as buffers joined at the end: each chunk is released as
+  // soon as it is decoded, so a large message costs its text and its parsed value, not also a
+  // copy of its bytes.
+  const decoder = new TextDecoder("utf-8")
+  let pendingText = ""
   let pendingBytes = 0
   let discarding = false
 
-  const emit = (line: Buffer) => {
-    const text = line.toString("utf8")
+  const emit = (text: string, bytes: number) => {
     if (text.length === 0 || (text.length < 3 && text.trim().length === 0)) return
     let value: unknown
     try {
       value = JSON.parse(text)
     } catch {
-      handlers.onMalformed("invalid-json", line.length, summarize(text.slice(0, 4096)))
+      handlers.onMalformed("invalid-json", bytes, summarize(text.slice(0, 4096)))
       return
     }
     handlers.onValue(value)
@@ -48,22 +52,31 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
         pendingBytes += size
       } else if (pendingBytes + size > maxLineBytes) {
         discarding = true
-        pending = []
+        pendingText = ""
+        decoder.decode()
         pendingBytes += size
-      } else if (size > 0) {
-        pending.push(chunk.subarray(start, end))
+      } else if (nl === -1) {
+        pendingText += decoder.decode(chunk.subarray(start, end), { stream: true })
         pendingBytes += size
+      } else if (pendingBytes === 0) {
+        // The whole line is in this chunk (the common case): one decode, no concatenation.
+        emit(decoder.decode(chunk.subarray(start, end)), size)
+        start = nl + 1
+        continue
+      } else {
+        pendingBytes += size
+        const text = pendingText + decoder.decode(chunk.subarray(start, end))
+        pendingText = ""
+        const bytes = pendingBytes
+        pendingBytes = 0
+        emit(text, bytes)
+        start = nl + 1
+        continue
       }
       if (nl === -1) return
       if (discarding) {
         handlers.onMalformed("too-long", pendingBytes, "")
         discarding = false
-      } else if (pending.length > 0) {
-        const line = pending.length === 1 ?
-          Buffer.from(pending[0]!.buffer, pending[0]!.byteOffset, pending[0]!.length)
-          : Buffer.concat(pending, pendingBytes)
-        pending = []
-        emit(line)
       }
       pendingBytes = 0
       start = nl + 1
@@ -73,10 +86,10 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
   const end = () => {
     if (discarding) {
       handlers.onMalformed("too-long", pendingBytes, "")
-    } else if (pending.length > 0) {
-      emit(Buffer.concat(pending, pendingBytes))
+    } else if (pendingBytes > 0) {
+      emit(pendingText + decoder.decode(), pendingBytes)
     }
-    pending = []
+    pendingText = ""
     pendingBytes = 0
     discarding = false
   }
