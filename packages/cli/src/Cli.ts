@@ -34,6 +34,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Demo from "./Demo.js"
 import * as format from "./internal/format.js"
 import { withProgress } from "./internal/progress.js"
@@ -357,6 +358,49 @@ const resources = Command.make(
       }))
 ).pipe(Command.withDescription("list the resources and resource templates of every server"))
 
+const listen = Command.make(
+  "listen",
+  {
+    ...common,
+    tools: Options.boolean("tools").pipe(Options.withDescription("tool list changes")),
+    prompts: Options.boolean("prompts").pipe(Options.withDescription("prompt list changes")),
+    resources: Options.boolean("resources").pipe(Options.withDescription("resource list changes")),
+    resource: Options.text("resource").pipe(
+      Options.withDescription("updates of this resource (repeatable)"),
+      Options.repeated
+    ),
+    count: Options.integer("count").pipe(
+      Options.withDescription("stop after this many notifications (default: until interrupted)"),
+      Options.optional
+    )
+  },
+  (options) =>
+    withClient(options, ({ client, server }) =>
+      Effect.gen(function*() {
+        const filter = {
+          ...(options.tools ? { toolsListChanged: true } : {}),
+          ...(options.prompts ? { promptsListChanged: true } : {}),
+          ...(options.resources ? { resourcesListChanged: true } : {}),
+          ...(options.resource.length > 0 ? { resourceSubscriptions: options.resource } : {})
+        }
+        if (Object.keys(filter).length === 0) {
+          return yield* new UsageError({
+            message: "name what to listen for: --tools, --prompts, --resources or --resource URI"
+          })
+        }
+        const subscription = yield* client.listen(filter, { server })
+        if (subscription.unsupported.length > 0) {
+          yield* Console.error(`not granted by the server: ${subscription.unsupported.join(", ")}`)
+        }
+        yield* Console.error(`listening to ${subscription.server}`)
+        const notifications = Option.match(options.count, {
+          onNone: () => subscription.notifications,
+          onSome: (count) => Stream.take(subscription.notifications, count)
+        })
+        yield* Stream.runForEach(notifications, (notification) => print(format.notification(notification)))
+      }).pipe(Effect.scoped))
+).pipe(Command.withDescription("open a subscriptions/listen stream (2026-07-28) and print its notifications"))
+
 const read = Command.make(
   "read",
   { ...common, uri: Args.text({ name: "uri" }) },
@@ -377,7 +421,7 @@ const read = Command.make(
 export const command = root.pipe(
   Command.withHandler((options) => connected(options, transcript)),
   Command.withDescription("an MCP client on Effect; without a subcommand, runs the demo"),
-  Command.withSubcommands([tools, call, prompts, getPrompt, resources, read, demo])
+  Command.withSubcommands([tools, call, prompts, getPrompt, resources, read, listen, demo])
 )
 
 const isReported = (error: unknown): error is CliError =>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import * as FakeOAuthServer from "@mcp-effect/testing/FakeOAuthServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import type * as Console from "effect/Console"
@@ -142,6 +143,30 @@ describe("mcp-effect CLI", () => {
       const { exit, out } = yield* runCli("call", "add", "--args", "{\"a\":1,\"b\":2}")
       assert.isTrue(Exit.isSuccess(exit))
       assert.strictEqual(out, "3\nstructuredContent: {\"sum\":3}")
+    }))
+
+  it.scopedLive("listen prints a subscription's notifications, and stops after --count", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "dual" } })
+      const fiber = yield* Effect.fork(runCli("listen", "--tools", "--count", "1", "--target", server.mcpUrl))
+      // Once the subscription is up, a change is published to it.
+      while ((yield* server.fake.requests("subscriptions/listen")).length === 0) yield* Effect.sleep("20 millis")
+      yield* Effect.sleep("100 millis")
+      yield* server.fake.setTools([])
+      const { err, exit, out } = yield* Fiber.join(fiber)
+      assert.isTrue(Exit.isSuccess(exit), err)
+      assert.strictEqual(out, "notifications/tools/list_changed")
+      assert.include(err, "listening to")
+    }))
+
+  it.live("listen needs something to listen for, and a 2026-07-28 server", () =>
+    Effect.gen(function*() {
+      const nothing = yield* runCli("listen")
+      assert.isTrue(Exit.isFailure(nothing.exit))
+      assert.include(nothing.err, "name what to listen for")
+      const legacy = yield* runCli("listen", "--tools")
+      assert.isTrue(Exit.isFailure(legacy.exit))
+      assert.include(legacy.err, "CapabilityError")
     }))
 
   it.live("fails with ServerNotFoundError for an unknown --server", () =>

@@ -178,3 +178,11 @@ export const negotiated = (name: string, kind: string, n: Negotiated | undefined
   if (n.instructions !== undefined) lines.push(`  instructions: ${clean(n.instructions)}`)
   return lines.join("\n")
 }
+
+/** @internal One notification of a subscription: its method, and its params as JSON. */
+export const notification = (n: { readonly method: string; readonly params: Record<string, unknown> | undefined }) => {
+  const params = n.params === undefined
+    ? {}
+    : Object.fromEntries(Object.entries(n.params).filter(([key]) => key !== "_meta"))
+  return Object.keys(params).length === 0 ? clean(n.method) : `${clean(n.method)} ${json(params)}`
+}
