@@ -7,6 +7,9 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import { ChildProcessSpawner } from "./ChildProcess.js"
 import { encodeLine, makeLineDecoder } from "./internal/ndjson.js"
@@ -63,8 +66,15 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
 export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink, server) =>
   Effect.gen(function*() {
     const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? "2 seconds")
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
     const spawner = yield* ChildProcessSpawner
+    // The log fibers run at this runtime's minimum level: when it drops Debug, stderr is drained
+    // without starting a fiber per line (many servers log every request there).
+    const logsStderr = LogLevel.lessThanEqual(
+      FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
+      LogLevel.Debug
+    )
 
     const decoder = makeLineDecoder(options.maxMessageBytes ?? 256 * 1024 * 1024, {
       onValue: sink.onMessage,
@@ -84,7 +94,9 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       env: options.env,
       cwd: options.cwd,
       onStdout: decoder.push,
-      onStderr: stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
+      onStderr: logsStderr
+        ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
+        : () => {}
     }).pipe(
       Effect.mapError((error) =>
         new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })
@@ -124,10 +136,11 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     )
 
     const closedError = new ConnectionError({ server, message: "server process stdin is closed" })
+    const write = (message: object) => proc.write(encodeLine(message)) ? undefined : closedError
     const send: Transport["send"] = (message) =>
-      Effect.suspend(() => proc.write(encodeLine(message)) ? Effect.void : Effect.fail(closedError))
+      Effect.suspend(() => write(message) === undefined ? Effect.void : Effect.fail(closedError))
 
-    return { send, description: `stdio:${options.command}` } satisfies Transport
+    return { send, write, description: `stdio:${options.command}` } satisfies Transport
   })
 
 /**

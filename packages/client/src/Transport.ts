@@ -72,6 +72,12 @@ export interface SendHints {
 export interface Transport {
   /** Sends one JSON-RPC message. */
   readonly send: (message: object, hints?: SendHints) => Effect.Effect<void, SendError>
+  /**
+   * Writes one message at once, for transports whose send never waits and takes no hints
+   * (stdio): the error, or `undefined` once written. When present, requests use it instead of
+   * `send` (an effect per request costs more than the write).
+   */
+  readonly write?: ((message: object) => SendError | undefined) | undefined
   /** Short description for logs and errors, e.g. `stdio:node server.js`. Never holds credentials. */
   readonly description: string
   /** The SHA-256 of the `Authorization` the next request would carry (HTTP only). */

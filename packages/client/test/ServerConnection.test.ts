@@ -173,6 +173,36 @@ describe("ServerConnection (legacy era)", () => {
       )
     }))
 
+  it.scoped("checks text results against CallToolResult: malformed ones fail, annotated ones pass as sent", () =>
+    Effect.gen(function*() {
+      const annotated = {
+        content: [{ type: "text", text: "x", annotations: { priority: 1 }, _meta: { a: 1 } }],
+        _meta: { b: 2 }
+      }
+      const withMeta = { content: [{ type: "text", text: "x", _meta: { a: 1 } }], _meta: { b: 2 }, extra: true }
+      const { connection } = yield* connect({
+        tools: [
+          FakeServer.tool("text-number", () => Effect.succeed({ content: [{ type: "text", text: 1 }] })),
+          FakeServer.tool(
+            "flag-string",
+            () => Effect.succeed({ content: [{ type: "text", text: "x" }], isError: "no" })
+          ),
+          FakeServer.tool(
+            "bad-annotations",
+            () => Effect.succeed({ content: [{ type: "text", text: "x", annotations: { priority: "high" } }] })
+          ),
+          FakeServer.tool("meta-string", () => Effect.succeed({ content: [{ type: "text", text: "x" }], _meta: "m" })),
+          FakeServer.tool("annotated", () => Effect.succeed(annotated)),
+          FakeServer.tool("with-meta", () => Effect.succeed(withMeta))
+        ]
+      })
+      for (const name of ["text-number", "flag-string", "bad-annotations", "meta-string"]) {
+        assert.instanceOf(yield* Effect.flip(connection.callTool(name, {})), InvalidResponseError, name)
+      }
+      assert.deepStrictEqual(yield* connection.callTool("annotated", {}), annotated as never)
+      assert.deepStrictEqual(yield* connection.callTool("with-meta", {}), withMeta as never)
+    }))
+
   it.scoped("reads text and blob resources, templates, prompts and completions", () =>
     Effect.gen(function*() {
       const { connection } = yield* connect(Scenarios.demo)

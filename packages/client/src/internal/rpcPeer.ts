@@ -276,7 +276,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       params: Params,
       requestOptions?: RequestOptions
     ): Effect.Effect<unknown, RequestError> =>
-      Effect.suspend(() => {
+      Effect.uninterruptibleMask((restore) => {
         if (closedWith !== undefined) return Effect.fail(closedWith)
         const id = nextId++
         requestOptions?.onId?.(id)
@@ -303,17 +303,31 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         watchDeadline(entry.deadline)
         // The response completes the request through the callback kept in the pending map:
         // no fiber, timer or Deferred of its own (see docs/architecture.md).
+        let awaiting = false
         const awaitResponse = Effect.async<unknown, RequestError>((resume) => {
+          awaiting = true
           if (entry.settled !== undefined) return resume(entry.settled)
           entry.resume = resume
-          return Effect.sync(() => {
-            if (pending.delete(id) && entry.cancellable) sendCancelled(id, "request abandoned by the client")
-          })
         })
-        return Effect.zipRight(
+        if (open.write !== undefined) {
+          const error = open.write(message)
+          if (error !== undefined) {
+            pending.delete(id)
+            return Effect.fail(error)
+          }
+        }
+        const sent = open.write !== undefined ? awaitResponse : Effect.zipRight(
           Effect.tapError(open.send(message, requestOptions?.hints), () => Effect.sync(() => pending.delete(id))),
           awaitResponse
         )
+        // Interrupted while waiting for the response: the request is abandoned. (Cheaper per
+        // request than a canceler returned from `Effect.async`, which wraps it in `onInterrupt`.)
+        return Effect.catchAllCause(restore(sent), (cause) => {
+          if (awaiting && Cause.isInterruptedOnly(cause) && pending.delete(id) && entry.cancellable) {
+            sendCancelled(id, "request abandoned by the client")
+          }
+          return Effect.failCause(cause)
+        })
       })
 
     const notify = (method: string, params?: Record<string, unknown>) =>

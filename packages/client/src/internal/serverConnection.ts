@@ -58,11 +58,12 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 // The schemas transform nothing, so a value that passes the (allocation-free) check is its own
 // decoding, unknown fields included; only a failure pays for a full decode to explain itself.
-const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+// `plain` recognises a common shape the schema accepts without walking it.
+const decoder = <A, I>(schema: Schema.Schema<A, I>, plain?: (u: unknown) => u is A) => {
   const is = Schema.is(schema)
   const decode = Schema.decodeUnknownEither(schema, McpSchema.parseOptions)
   return (server: string, method: string, value: unknown): Effect.Effect<A, InvalidResponseError> => {
-    if (is(value)) return Effect.succeed(value)
+    if (plain?.(value) || is(value)) return Effect.succeed(value)
     const result = decode(value)
     return Either.isRight(result)
       ? Effect.succeed(result.right)
@@ -74,7 +75,25 @@ const decodeTools = decoder(McpSchema.page("tools", McpSchema.Tool))
 const decodePrompts = decoder(McpSchema.page("prompts", McpSchema.Prompt))
 const decodeResources = decoder(McpSchema.page("resources", McpSchema.Resource))
 const decodeTemplates = decoder(McpSchema.page("resourceTemplates", McpSchema.ResourceTemplate))
-const decodeCallTool = decoder(McpSchema.CallToolResult)
+const isMeta = (u: unknown) => u === undefined || isObject(u)
+
+/**
+ * A tool result of text blocks without annotations: a subset of what `CallToolResult` accepts,
+ * checked by hand because walking the schema costs several µs per call while the JIT warms up.
+ */
+const isPlainTextResult = (u: unknown): u is McpSchema.CallToolResult => {
+  if (!isObject(u) || !Array.isArray(u.content) || !isMeta(u._meta)) return false
+  if (u.isError !== undefined && typeof u.isError !== "boolean") return false
+  for (const block of u.content) {
+    if (
+      !isObject(block) || block.type !== "text" || typeof block.text !== "string" ||
+      block.annotations !== undefined || !isMeta(block._meta)
+    ) return false
+  }
+  return true
+}
+
+const decodeCallTool = decoder(McpSchema.CallToolResult, isPlainTextResult)
 const decodeGetPrompt = decoder(McpSchema.GetPromptResult)
 const decodeReadResource = decoder(McpSchema.ReadResourceResult)
 const decodeComplete = decoder(McpSchema.CompleteResult)
@@ -143,12 +162,17 @@ export const make = <R>(
       capabilities: { ...Handlers.capabilities(handlers, "modern"), ...extensions },
       legacyCapabilities: Handlers.capabilities(handlers, "legacy")
     }
-    const hostMeta: Effect.Effect<Record<string, unknown>> = options.requestMeta === undefined
-      ? Effect.succeed({})
+    // A fixed value needs no effect per request.
+    const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
+      ? {}
       : Effect.isEffect(options.requestMeta)
-      ? options.requestMeta
-      : Effect.succeed(options.requestMeta)
+      ? undefined
+      : options.requestMeta
+    const hostMeta: Effect.Effect<Record<string, unknown>> = fixedHostMeta === undefined
+      ? options.requestMeta as Effect.Effect<Record<string, unknown>>
+      : Effect.succeed(fixedHostMeta)
     let logLevel: McpSchema.LoggingLevel | undefined
+    const clock = yield* Effect.clock
 
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     interface Listen {
@@ -324,7 +348,11 @@ export const make = <R>(
      * and headers, the era's errors are typed, and a broken response stream is re-issued once
      * with a new id (closing the stream was the cancellation, so this is safe even for a tool).
      */
-    const send = (
+    const send = (...args: Parameters<typeof sendNow>): Effect.Effect<unknown, ConnectError> =>
+      Effect.suspend(() => sendNow(...args))
+
+    /** `send` for a caller already running: evaluated at once (every step of an effect costs CPU per call). */
+    const sendNow = (
       method: string,
       params: Params,
       requestOptions?: RequestOptions,
@@ -332,14 +360,16 @@ export const make = <R>(
       onAuthorization?: (sha256: string | undefined) => void,
       onId?: (id: number) => void
     ): Effect.Effect<unknown, ConnectError> => {
-      const base = { ...peerOptions(requestOptions), onId }
-      const options = onAuthorization === undefined ? base : { ...base, hints: { onAuthorization } }
-      const attempt = Effect.suspend(() =>
+      const options: RpcPeer.RequestOptions | undefined = onAuthorization !== undefined
+        ? { ...peerOptions(requestOptions), onId, hints: { onAuthorization } }
+        : onId !== undefined
+        ? { ...peerOptions(requestOptions), onId }
+        : peerOptions(requestOptions)
+      const attempt = () =>
         live !== undefined && live.peer.isOpen() ? onSession(live) : Effect.flatMap(session, onSession)
-      )
       const onSession = (s: Session): Effect.Effect<unknown, ConnectError> => {
         if (s.negotiated.era === "legacy") return s.peer.request(method, params, options)
-        return Effect.flatMap(hostMeta, (host) => {
+        const withHost = (host: Record<string, unknown>) => {
           const meta = {
             ...host,
             ...(isObject(params?._meta) ? params._meta : {}),
@@ -354,12 +384,21 @@ export const make = <R>(
           const reissued = method === "subscriptions/listen"
             ? once
             : Effect.catchTag(once, "ResponseStreamClosedError", () => once)
-          return Effect.mapError(reissued, Protocol.modernError)
-        })
+          // `modernError` changes only a ServerError (and `catchIf`, unlike `mapError`, costs
+          // nothing on success).
+          return Effect.catchIf(
+            reissued,
+            (error): error is ServerError => error instanceof ServerError,
+            (error) => Effect.fail(Protocol.modernError(error))
+          )
+        }
+        return fixedHostMeta !== undefined ? withHost(fixedHostMeta) : Effect.flatMap(hostMeta, withHost)
       }
       // An expired HTTP session: re-sent once on a new session, unless it is a tool call,
       // which may have had effects — that fails so the caller decides.
-      return method === "tools/call" ? attempt : Effect.catchTag(attempt, "SessionExpiredError", () => attempt)
+      return method === "tools/call"
+        ? attempt()
+        : Effect.catchTag(attempt(), "SessionExpiredError", () => Effect.suspend(attempt))
     }
 
     const pingWith = (peer: RpcPeer.RpcPeer, negotiated: Protocol.Negotiated) =>
@@ -387,6 +426,11 @@ export const make = <R>(
     // Multi-round-trip requests (DIGEST §5): each round answers every input request with the
     // host's handlers and retries with a new id, `inputResponses` and the echoed state.
     const withInput = (
+      ...args: Parameters<typeof withInputNow>
+    ): Effect.Effect<unknown, ConnectError | InputRequiredError> => Effect.suspend(() => withInputNow(...args))
+
+    /** `withInput` for a caller already running. */
+    const withInputNow = (
       method: string,
       params: Record<string, unknown>,
       requestOptions: RequestOptions | undefined,
@@ -395,15 +439,16 @@ export const make = <R>(
       onComplete?: (retried: boolean) => void,
       onAuthorization?: (sha256: string | undefined) => void
     ): Effect.Effect<unknown, ConnectError | InputRequiredError> => {
+      const startedAt = clock.unsafeCurrentTimeMillis()
       const round = (
         n: number,
         inputResponses: Record<string, unknown> | undefined,
         requestState: string | undefined
       ): Effect.Effect<unknown, ConnectError | InputRequiredError> =>
         Effect.flatMap(
-          send(
+          sendNow(
             method,
-            {
+            inputResponses === undefined && requestState === undefined ? params : {
               ...params,
               ...(inputResponses === undefined ? {} : { inputResponses }),
               ...(requestState === undefined ? {} : { requestState })
@@ -447,8 +492,8 @@ export const make = <R>(
               // Load shedding: only state came back. The host hook (or a growing pause) decides,
               // and the whole wait stays inside the request's timeout.
               const delayMs = Math.min(50 * 2 ** (n - 1), 2_000)
-              return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                const elapsedMs = now - startedAt
+              return Effect.suspend(() => {
+                const elapsedMs = clock.unsafeCurrentTimeMillis() - startedAt
                 const decide = options.onInputRequiredWait === undefined
                   ? Effect.succeed<"retry" | "cancel" | number>(delayMs)
                   : options.onInputRequiredWait({ method, round: n, delayMs, requestState: state, elapsedMs })
@@ -458,7 +503,10 @@ export const make = <R>(
                   if (elapsedMs + pause > (timeoutOf(requestOptions) ?? defaultTimeoutMs)) {
                     return fail("the server stayed busy past the request's timeout", true)
                   }
-                  return Effect.zipRight(Effect.sleep(Duration.millis(pause)), round(n + 1, undefined, state))
+                  return Effect.zipRight(
+                    Effect.sleep(Duration.millis(pause)),
+                    Effect.suspend(() => round(n + 1, undefined, state))
+                  )
                 })
               })
             }
@@ -494,11 +542,7 @@ export const make = <R>(
             )
           }
         )
-      let startedAt = 0
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        startedAt = now
-        return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
-      })
+      return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
     }
 
     // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
@@ -656,41 +700,39 @@ export const make = <R>(
     /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
     const headersNeedDefinition = () => live?.negotiated.era === "modern" && isHttp()
 
-    /** The `Mcp-Param-*` headers of a call, from the tool's definition (none off 2026-07-28 HTTP). */
-    const paramHeaders = (
+    /**
+     * The headers of a call: `Mcp-Name`, and the `Mcp-Param-*` ones from the tool's definition
+     * (none off 2026-07-28 HTTP).
+     */
+    const callHeaders = (
+      name: string,
       tool: McpSchema.Tool | undefined,
       args: Record<string, unknown> | undefined
-    ): Effect.Effect<Record<string, string>, InvalidResponseError> => {
-      if (tool === undefined || !headersNeedDefinition()) return Effect.succeed({})
+    ): Record<string, string> | InvalidResponseError => {
+      const headers = { "mcp-name": HeaderParams.encodeValue(name) }
+      if (tool === undefined || !headersNeedDefinition()) return headers
       const validation = HeaderParams.validate(tool.inputSchema)
-      if (!validation.valid) return Effect.succeed({})
+      if (!validation.valid) return headers
       const rendered = HeaderParams.render(validation.params, args ?? {})
       return "error" in rendered
-        ? Effect.fail(
-          new InvalidResponseError({
-            server,
-            method: "tools/call",
-            message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
-          })
-        )
-        : Effect.succeed(rendered as Record<string, string>)
+        ? new InvalidResponseError({
+          server,
+          method: "tools/call",
+          message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
+        })
+        : { ...headers, ...rendered as Record<string, string> }
     }
 
     const validation = options.validateStructuredContent ?? "warn"
     const jsonSchema = options.jsonSchema
 
-    /** The definition a call goes out under: the known list, fetched once when unknown. */
-    const definitionOf = (name: string) =>
-      Effect.map(knownTools === undefined ? listTools() : Effect.succeed(knownTools), (tools) =>
-        tools.find((t) =>
-          t.name === name
-        ))
+    const findTool = (tools: ReadonlyArray<McpSchema.Tool>, name: string) => tools.find((t) => t.name === name)
 
     /** An input schema in a dialect the client cannot read refuses the call before it is sent. */
-    const checkInput = (tool: McpSchema.Tool | undefined): Effect.Effect<void, ValidationError> => {
-      if (jsonSchema === undefined || tool === undefined) return Effect.void
+    const inputRefusal = (tool: McpSchema.Tool | undefined): ValidationError | undefined => {
+      if (jsonSchema === undefined || tool === undefined) return undefined
       const dialect = jsonSchema.dialectOf(tool.inputSchema)
-      return dialect._tag === "Supported" ? Effect.void : Effect.fail(unsupportedDialect(tool.name, "input", dialect))
+      return dialect._tag === "Supported" ? undefined : unsupportedDialect(tool.name, "input", dialect)
     }
 
     const unsupportedDialect = (
@@ -705,6 +747,10 @@ export const make = <R>(
           JSON.stringify(dialect.dialect)
         }: that dialect is not supported (supported: ${dialect.supported.join(", ")})`
       })
+
+    /** Whether `checkOutput` has anything to check. */
+    const checksOutput = (tool: McpSchema.Tool | undefined, result: McpSchema.CallToolResult) =>
+      jsonSchema !== undefined && tool?.outputSchema !== undefined && result.isError !== true
 
     /** Structured content checked against the outputSchema of the definition the call went out under. */
     const checkOutput = (
@@ -793,22 +839,27 @@ export const make = <R>(
       requestOptions: RequestOptions | undefined,
       augment: (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
     ) => {
-      const call = Effect.flatMap(
-        Effect.suspend(() =>
-          jsonSchema === undefined && !headersNeedDefinition() ? Effect.succeed(undefined) : definitionOf(name)
-        ),
-        (tool) =>
-          Effect.zipRight(
-            checkInput(tool),
-            Effect.flatMap(paramHeaders(tool, args), (headers) =>
-              Effect.map(
-                withInput("tools/call", augment(callToolParams(name, args), tool), requestOptions, {
-                  "mcp-name": HeaderParams.encodeValue(name),
-                  ...headers
-                }),
-                (raw) => ({ raw, tool, era: live?.negotiated.era ?? "legacy" })
-              ))
-          )
+      // Plain functions until the request goes out: this runs on every call.
+      const under = (tool: McpSchema.Tool | undefined): Effect.Effect<
+        { readonly raw: unknown; readonly tool: McpSchema.Tool | undefined; readonly era: "legacy" | "modern" },
+        ConnectError | InputRequiredError | ValidationError
+      > => {
+        const refused = inputRefusal(tool)
+        if (refused !== undefined) return Effect.fail(refused)
+        const headers = callHeaders(name, tool, args)
+        if (headers instanceof InvalidResponseError) return Effect.fail(headers)
+        return Effect.map(
+          withInputNow("tools/call", augment(callToolParams(name, args), tool), requestOptions, headers),
+          (raw) => ({ raw, tool, era: live?.negotiated.era ?? "legacy" })
+        )
+      }
+      // The definition a call goes out under: the known list, fetched once when unknown.
+      const call = Effect.suspend(() =>
+        jsonSchema === undefined && !headersNeedDefinition()
+          ? under(undefined)
+          : knownTools !== undefined
+          ? under(findTool(knownTools, name))
+          : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
       )
       // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
       return Effect.catchTag(call, "HeaderMismatchError", () =>
@@ -825,11 +876,19 @@ export const make = <R>(
     // input requests answered once each, bounded by the task's ttlMs).
     const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) =>
       Effect.flatMap(invokeTool(name, args, requestOptions, withTask), ({ era, raw, tool }) =>
-        Effect.flatMap(tasks.created(raw, tool, era), (task) =>
-          task !== undefined
-            ? tasks.complete(task, requestOptions)
-            : Effect.flatMap(decodeCallTool(server, "tools/call", raw), (result) =>
-              Effect.as(checkOutput(tool, result, era), result))))
+        // What cannot be a task skips `tasks.created`.
+        isObject(raw) && (era === "legacy" ? raw.task !== undefined : raw.resultType === "task")
+          ? Effect.flatMap(tasks.created(raw, tool, era), (task) =>
+            task !== undefined ? tasks.complete(task, requestOptions) : toolResult(raw, tool, era))
+          : toolResult(raw, tool, era))
+
+    /** A plain `tools/call` result, checked, its structured content against the output schema. */
+    const toolResult = (raw: unknown, tool: McpSchema.Tool | undefined, era: "legacy" | "modern") =>
+      // The usual result needs no effect of its own: every step of one costs CPU per call.
+      isPlainTextResult(raw) && !checksOutput(tool, raw)
+        ? Effect.succeed(raw)
+        : Effect.flatMap(decodeCallTool(server, "tools/call", raw), (result) =>
+          Effect.as(checkOutput(tool, result, era), result))
 
     const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>
       Effect.flatMap(session, (s) => {
@@ -838,10 +897,8 @@ export const make = <R>(
         return Effect.zipRight(
           tasks.gate("tools/call", ["requests", "tools", "call"]),
           Effect.flatMap(
-            invokeTool(name, args, taskOptions, (params) =>
-              modern ? params : { ...params, task: ttl }),
-            ({ era, raw, tool }) =>
-              tasks.callAsTask(era, raw, tool)
+            invokeTool(name, args, taskOptions, (params) => modern ? params : { ...params, task: ttl }),
+            ({ era, raw, tool }) => tasks.callAsTask(era, raw, tool)
           )
         )
       })
@@ -884,9 +941,7 @@ export const make = <R>(
             if (first !== undefined) {
               const now = Array.isArray(granted.resourceSubscriptions) ? granted.resourceSubscriptions : []
               const before = Array.isArray(first.resourceSubscriptions) ? first.resourceSubscriptions : []
-              const lost = before.filter((uri) =>
-                !now.includes(uri)
-              )
+              const lost = before.filter((uri) => !now.includes(uri))
               if (lost.length > 0) {
                 active = false
                 const error = new CapabilityError({
