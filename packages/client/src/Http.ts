@@ -7,6 +7,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import type * as Http from "./internal/http.js"
+import * as internal from "./internal/http.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as StreamableHttp from "./StreamableHttp.js"
 
@@ -47,3 +48,28 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
     readTimeout: options.readTimeout
   }
 }
+
+/**
+ * The optional capability of an `HttpClientResponse` to hand its body to a callback, chunk by
+ * chunk as it arrives, which costs far less per response than a `Stream`. The HTTP transports
+ * use it when a response has it (`@mcp-effect/node`'s `UndiciHttpClient` does) and read
+ * `response.stream` otherwise. `onChunk` runs synchronously and returns `false` to stop reading
+ * (the rest of the exchange is abandoned); the effect completes at the body's end, and
+ * interrupting it abandons the exchange.
+ *
+ * @since 0.1.0
+ * @category body reading
+ */
+export const BodyReaderTypeId: typeof internal.BodyReaderTypeId = internal.BodyReaderTypeId
+
+/**
+ * @since 0.1.0
+ * @category body reading
+ */
+export type BodyReaderTypeId = typeof BodyReaderTypeId
+
+/**
+ * @since 0.1.0
+ * @category body reading
+ */
+export type BodyReader = internal.BodyReader

@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as Http from "./internal/http.js"
 import { summarize } from "./internal/ndjson.js"
@@ -52,6 +53,8 @@ type Id = string | number
 
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "number"
+// Whether a body is only whitespace (as `trim` would find, without copying it).
+const isBlank = (text: string): boolean => !/\S/.test(text)
 const NO_STREAM = new Set([404, 405, 406])
 const MAX_ERROR_BODY = 64 * 1024
 const MAX_GET_FAILURES = 10
@@ -79,6 +82,14 @@ export const transport = (
   Effect.gen(function*() {
     const s = yield* Http.settings(server, options, sink)
     const fibers = yield* FiberSet.make<unknown, never>()
+    // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
+    // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
+    const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
+    const fork = <A>(exchange: Effect.Effect<A>) => {
+      const fiber = runFork(exchange)
+      FiberSet.unsafeAdd(fibers, fiber)
+      return fiber
+    }
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
     let sessionId: string | undefined
     let protocolVersion: string | undefined
@@ -94,11 +105,20 @@ export const transport = (
     // 2026-07-28 request, where the client owns that namespace: they go to legacy requests only.
     const withoutParams = (configured: Record<string, string>) =>
       Object.fromEntries(Object.entries(configured).filter(([name]) => !/^mcp-param-/i.test(name)))
+    // What every request starts from, derived again only when the configured headers change (a
+    // function may hand out new ones per request).
+    let configured: Record<string, string> | undefined
+    let legacyBase: Record<string, string> = {}
+    let modernBase: Record<string, string> = {}
     const headers = (extra?: Record<string, string>, hints?: SendHints) => {
-      if (hints?.modern === true) {
-        return { ...withoutParams(s.headers()), "accept-encoding": "gzip, deflate", ...extra, ...hints.headers }
+      const current = s.headers()
+      if (current !== configured) {
+        configured = current
+        legacyBase = { ...current, "accept-encoding": "gzip, deflate" }
+        modernBase = { ...withoutParams(current), "accept-encoding": "gzip, deflate" }
       }
-      const all: Record<string, string> = { ...s.headers(), "accept-encoding": "gzip, deflate", ...extra }
+      if (hints?.modern === true) return { ...modernBase, ...extra, ...hints.headers }
+      const all: Record<string, string> = { ...legacyBase, ...extra }
       if (sessionId !== undefined) all["mcp-session-id"] = sessionId
       if (protocolVersion !== undefined) all["mcp-protocol-version"] = protocolVersion
       return hints?.headers === undefined ? all : { ...all, ...hints.headers }
@@ -300,7 +320,7 @@ export const transport = (
       if (id !== undefined && type.startsWith("text/event-stream")) return readExchange(response, id, method, resumable)
       if (type.startsWith("application/json")) {
         return Effect.flatMap(Http.readText(s, response), (text) => {
-          if (text.trim().length === 0) return Effect.void
+          if (isBlank(text)) return Effect.void
           try {
             const body: unknown = JSON.parse(text)
             if (Array.isArray(body)) body.forEach(deliver)
@@ -366,34 +386,35 @@ export const transport = (
                 Effect.ignore(Effect.timeout(Fiber.await(first), "2 seconds"))
               ))
           })
-          : Effect.void
-        const exchange = Effect.zipRight(
-          before,
-          Effect.flatMap(post(m, method, hints), (response) => handle(response, id, method, hints?.modern !== true))
-        ).pipe(
-          Effect.catchTag("InvalidResponseError", (e) =>
-            Effect.fail(new ConnectionError({ server, message: e.message }))),
-          Effect.asVoid
+          : undefined
+        const posted = Effect.flatMap(
+          post(m, method, hints),
+          (response) => handle(response, id, method, hints?.modern !== true)
         )
+        const exchange = before === undefined ? posted : Effect.zipRight(before, posted)
         if (id === undefined) {
-          return exchange
+          return Effect.catchTag(
+            exchange,
+            "InvalidResponseError",
+            (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
+          )
         }
         // A request's exchange runs in a fiber of its own, its failure reported for its id: the
         // caller waits for the response alone, so the request's deadline covers a POST the
         // server never answers, cancellation interrupts the exchange, and closing the
         // transport interrupts whatever is still in flight.
-        return Effect.asVoid(Effect.tap(
-          FiberSet.run(
-            fibers,
-            exchange.pipe(
-              Effect.catchAll((error) =>
-                Effect.sync(() => sink.onRequestFailed(id, error))
-              ),
-              Effect.ensuring(Effect.sync(() => readers.delete(id)))
+        const fiber = fork(Effect.catchAll(exchange, (error) =>
+          Effect.sync(() =>
+            sink.onRequestFailed(
+              id,
+              error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
             )
-          ),
-          (fiber) => Effect.sync(() => readers.set(id, fiber))
-        ))
+          )))
+        readers.set(id, fiber)
+        fiber.addObserver(() => {
+          if (readers.get(id) === fiber) readers.delete(id)
+        })
+        return Effect.void
       })
 
     yield* Effect.addFinalizer(() =>

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Handlers from "@mcp-effect/client/Handlers"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError } from "@mcp-effect/client/McpError"
@@ -22,15 +21,12 @@ import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as NodeChildProcess from "./NodeChildProcess.js"
-import * as NodeJsonSchema from "./NodeJsonSchema.js"
+import * as internalPlatform from "./internal/platform.js"
 import * as NodeOAuth from "./NodeOAuth.js"
 
 /**
@@ -284,34 +280,32 @@ export const connect = async (
 ): Promise<Client> => {
   const servers = await run(configsFor(targets, options))
   const runtime = ManagedRuntime.make(
-    McpClient.layer({
-      servers,
-      clientInfo: options.clientInfo,
-      onNotification: options.onNotification,
-      validateStructuredContent: options.validateStructuredContent,
-      extensions: options.extensions,
-      protocol: options.protocol,
-      discoverTimeout: options.discoverTimeout,
-      requestMeta: requestMetaOf(options.requestMeta),
-      handlers: handlersOf(options)
-    }).pipe(
-      // Undici's global dispatcher: connections to a server are reused across connect() calls.
-      Layer.provide(Layer.mergeAll(
-        NodeChildProcess.layer,
-        NodeHttpClient.layerUndiciWithoutDispatcher.pipe(Layer.provide(NodeHttpClient.dispatcherLayerGlobal)),
-        NodeJsonSchema.layer()
-      )),
-      Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
+    // Undici's global dispatcher: connections to a server are reused across connect() calls (and
+    // one JSON Schema worker serves them all).
+    internalPlatform.clientLayer(
+      {
+        servers,
+        clientInfo: options.clientInfo,
+        onNotification: options.onNotification,
+        validateStructuredContent: options.validateStructuredContent,
+        extensions: options.extensions,
+        protocol: options.protocol,
+        discoverTimeout: options.discoverTimeout,
+        requestMeta: requestMetaOf(options.requestMeta),
+        handlers: handlersOf(options)
+      },
+      "global",
+      LogLevel.fromLiteral(options.logLevel ?? "Warning")
     )
   )
   let service: McpClient.Service
-  let runCallback: ReturnType<typeof Runtime.runCallback<McpClient.McpClient>>
+  let runFork: ReturnType<typeof Runtime.runFork<McpClient.McpClient>>
   try {
     // Calls run on the built runtime directly (no per-call check that the layer is ready), and
-    // settle their promise from the fiber's exit callback: one promise per call, no extra hop.
-    runCallback = Runtime.runCallback(await runtime.runtime())
+    // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
+    runFork = Runtime.runFork(await runtime.runtime())
     service = await new Promise<McpClient.Service>((resolve, reject) =>
-      runCallback(McpClient.McpClient, { onExit: settle(resolve, reject) })
+      runFork(McpClient.McpClient).addObserver(settle(resolve, reject))
     )
   } catch (error) {
     await runtime.dispose()
@@ -341,7 +335,7 @@ export const connect = async (
     }
   })
   const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
-    new Promise<A>((resolve, reject) => runCallback(effect, { onExit: settle(resolve, reject) }))
+    new Promise<A>((resolve, reject) => runFork(effect).addObserver(settle(resolve, reject)))
   const listenerScope = await Effect.runPromise(Scope.make())
   return {
     servers: service.servers.map(handle),

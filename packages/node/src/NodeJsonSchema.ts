@@ -44,3 +44,27 @@ export const make: (options?: Options) => Effect.Effect<JsonSchema.Service, neve
  */
 export const layer = (options?: Options): Layer.Layer<JsonSchema.JsonSchema> =>
   Layer.scoped(JsonSchema.JsonSchema, make(options))
+
+/**
+ * Like {@link make}, but shared: every scope asking with equal options gets the same service (one
+ * worker, one queue), started by the first and stopped `lingerMs` (default 10 s) after the last
+ * one closed. Connections opened one after another then reuse a warm worker instead of starting
+ * one each (a worker costs tens of milliseconds of CPU to start). Neither the worker nor the
+ * linger timer keeps the process alive.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeShared: (
+  options?: Options,
+  lingerMs?: number
+) => Effect.Effect<JsonSchema.Service, never, Scope.Scope> = internal.makeShared
+
+/**
+ * The shared service of {@link makeShared}; what `NodeMcpClient` and `connect` use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerShared = (options?: Options, lingerMs?: number): Layer.Layer<JsonSchema.JsonSchema> =>
+  Layer.scoped(JsonSchema.JsonSchema, makeShared(options, lingerMs))

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
@@ -18,14 +17,17 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Path from "node:path"
+import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
 import * as NodeOAuth from "./NodeOAuth.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
  * What the client needs from Node: file system (configuration files), server processes, an
- * HTTP client (undici's dispatcher: cheaper per request than `fetch`) and a JSON Schema
- * validator with a hard deadline.
+ * HTTP client (`UndiciHttpClient`: undici's dispatcher API, far cheaper per request than `fetch`
+ * or the platform's `Readable`-based undici client) and a JSON Schema validator with a hard
+ * deadline.
  *
  * @since 0.1.0
  * @category layers
@@ -35,10 +37,10 @@ export const platform: Layer.Layer<
 > = Layer.mergeAll(
   NodeContext.layer,
   NodeChildProcess.layer,
-  NodeHttpClient.layerUndici,
+  UndiciHttpClient.layer,
   // Output schemas are validated in a worker with a hard deadline: a hostile pattern cannot
-  // hang the host.
-  NodeJsonSchema.layer()
+  // hang the host. One worker serves every client of the process.
+  NodeJsonSchema.layerShared()
 )
 
 /**
@@ -79,7 +81,11 @@ export const fromFile = (
 export const layer = (
   options: McpClient.Options<ChildProcessSpawner | HttpClient.HttpClient>
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
-  McpClient.layer(options).pipe(Layer.provide(platform))
+  // What a client given its servers needs, built with it in one layer: no file system, terminal
+  // or command executor (building those costs more than the rest of a connect). HTTP goes through
+  // undici's global dispatcher, as `connect` does: a client built after another reuses its
+  // connections (idle ones close by themselves after a few seconds and never hold the process).
+  internalPlatform.clientLayer(options, "global")
 
 /**
  * The client for the servers of the configuration file named by `MCP_CONFIG` (default

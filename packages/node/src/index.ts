@@ -30,3 +30,7 @@ export * as NodeOAuth from "./NodeOAuth.js"
  * @since 0.1.0
  */
 export * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
+/**
+ * @since 0.1.0
+ */
+export * as UndiciHttpClient from "./UndiciHttpClient.js"

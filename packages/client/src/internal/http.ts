@@ -11,6 +11,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { AuthFailure, McpAuth } from "../McpAuth.js"
@@ -63,7 +64,7 @@ export const settings = (
 ): Effect.Effect<HttpSettings, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (base) => {
     // No spans or trace headers: they would cost per request and tell the server about the host.
-    const quiet = base.pipe(HttpClient.withTracerPropagation(false), HttpClient.withTracerDisabledWhen(() => true))
+    const quiet = HttpClient.transformResponse(base, quietly)
     const maxBodyBytes = options.maxDecompressedBodyBytes ?? 64 * 1024 * 1024
     return {
       server,
@@ -81,6 +82,38 @@ export const settings = (
       retryFloor: Duration.decode(options.sseRetryFloor ?? "100 millis")
     }
   })
+
+const alwaysTrue = () => true
+
+/**
+ * Runs `effect` with the `HttpClient`'s spans and trace propagation off, as
+ * `withTracerPropagation(false)` and `withTracerDisabledWhen(() => true)` do; for free in a fiber
+ * forked from a {@link quietRuntime} (each `Effect.locally` costs an acquire/release per request).
+ */
+const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime<A, E, R>((fiber) =>
+    fiber.getFiberRef(HttpClient.currentTracerDisabledWhen) === alwaysTrue &&
+      !fiber.getFiberRef(HttpClient.currentTracerPropagation)
+      ? effect
+      : Effect.locally(
+        Effect.locally(effect, HttpClient.currentTracerDisabledWhen, alwaysTrue),
+        HttpClient.currentTracerPropagation,
+        false
+      )
+  )
+
+/**
+ * `runtime` with the fiber refs the settings' client sets per request already set: the fibers it
+ * forks (the exchanges) reach the `HttpClient` without an `Effect.locally` per request.
+ *
+ * @internal
+ */
+export const quietRuntime = <R>(runtime: Runtime.Runtime<R>): Runtime.Runtime<R> =>
+  Runtime.setFiberRef(
+    Runtime.setFiberRef(runtime, HttpClient.currentTracerDisabledWhen, alwaysTrue),
+    HttpClient.currentTracerPropagation,
+    false
+  )
 
 const REDIRECTS = new Set([301, 302, 307, 308])
 const MAX_REDIRECTS = 5
@@ -117,14 +150,13 @@ export const execute = (
   s: HttpSettings,
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError> => {
-  const origin = originOf(request.url)
   const loop = (
     current: HttpClientRequest.HttpClientRequest,
     hops: number
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError> =>
-    Effect.flatMap(
-      Effect.mapError(s.client.execute(current), (e) => transportError(s, e)),
-      (response) => {
+    Effect.matchEffect(s.client.execute(current), {
+      onFailure: (e) => Effect.fail(transportError(s, e)),
+      onSuccess: (response) => {
         if (!REDIRECTS.has(response.status)) return Effect.succeed(response)
         const location = response.headers["location"]
         if (location === undefined) return Effect.succeed(response)
@@ -138,7 +170,7 @@ export const execute = (
         if (target.protocol !== "http:" && target.protocol !== "https:") {
           return Effect.fail(transportError(s, "redirect to a non-HTTP URL"))
         }
-        const next = target.origin === origin
+        const next = target.origin === originOf(request.url)
           ? HttpClientRequest.setUrl(current, target.toString())
           : HttpClientRequest.make(current.method)(target.toString(), {
             headers: Headers.fromInput(
@@ -148,7 +180,7 @@ export const execute = (
           })
         return Effect.zipRight(Effect.ignore(response.text), loop(next, hops + 1))
       }
-    )
+    })
   return loop(request, 0)
 }
 
@@ -163,32 +195,44 @@ export const executeAuthorized = (
   s: HttpSettings,
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> => {
+  const auth = s.auth
+  const refusal = (response: HttpClientResponse.HttpClientResponse) =>
+    new AuthError({
+      server: s.server,
+      reason: response.status === 401 ? "unauthorized" : "forbidden",
+      message: `HTTP ${response.status} from ${originOf(request.url)}`,
+      status: response.status
+    })
+  const drain = (response: HttpClientResponse.HttpClientResponse) =>
+    Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
+  if (auth === undefined) {
+    // Nothing to add and nobody to ask: a challenge is refused as it comes.
+    return Effect.flatMap(execute(s, request), (response) =>
+      response.status !== 401 && response.status !== 403
+        ? Effect.succeed(response)
+        : Effect.zipRight(drain(response), Effect.fail(refusal(response))))
+  }
   // One retry after a challenge the auth service accepted, and one after a challenge carrying a
   // DPoP nonce (RFC 9449 §9), which may come right after the first: a new token, then the nonce.
   const attempt = (
     retried: { readonly challenge: boolean; readonly nonce: boolean }
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure> =>
     Effect.flatMap(
-      s.auth === undefined ? Effect.succeed({}) : s.auth.headers(request.url, request.method),
+      auth.headers(request.url, request.method),
       (headers) =>
         Effect.flatMap(execute(s, HttpClientRequest.setHeaders(request, headers)), (response) => {
           if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
           const status = response.status
-          const refused = new AuthError({
-            server: s.server,
-            reason: status === 401 ? "unauthorized" : "forbidden",
-            message: `HTTP ${status} from ${originOf(request.url)}`,
-            status
-          })
+          const refused = refusal(response)
           const dpopNonce = response.headers["dpop-nonce"]
           return Effect.zipRight(
-            Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4))),
-            s.auth === undefined || (dpopNonce === undefined ? retried.challenge : retried.nonce)
+            drain(response),
+            (dpopNonce === undefined ? retried.challenge : retried.nonce)
               ? Effect.fail(refused)
               : Effect.flatMap(
                 authorizing(
                   s,
-                  s.auth.challenge({
+                  auth.challenge({
                     url: request.url,
                     status,
                     wwwAuthenticate: response.headers["www-authenticate"],
@@ -226,12 +270,19 @@ export const withRetries = <A, E extends { readonly _tag: string }>(
   s: HttpSettings,
   method: string | undefined,
   effect: Effect.Effect<A, E>
-): Effect.Effect<A, E> =>
-  method === "tools/call" || s.retries <= 0 ? effect : Effect.retry(effect, {
-    schedule: Schedule.exponential(s.retryBase),
-    times: s.retries,
-    while: (error) => error._tag === "ConnectionError" || error._tag === "TransientServerError"
-  })
+): Effect.Effect<A, E> => {
+  if (method === "tools/call" || s.retries <= 0) return effect
+  const retryable = (error: E) => error._tag === "ConnectionError" || error._tag === "TransientServerError"
+  // `Effect.retry(effect, { schedule: Schedule.exponential(s.retryBase), times: s.retries,
+  // while: retryable })`, with the schedule's driver built only once a first attempt failed (most
+  // requests never pay for it): the second attempt after retryBase, the others after 2×, 4×, …
+  return Effect.catchIf(effect, retryable, () =>
+    Effect.retry(Effect.delay(effect, s.retryBase), {
+      schedule: Schedule.exponential(Duration.times(s.retryBase, 2)),
+      times: s.retries - 1,
+      while: retryable
+    }))
+}
 
 /** @internal */
 export const transient = (s: HttpSettings, method: string, status: number) =>
@@ -252,25 +303,81 @@ export const bodyStream = (
         : transportError(s, `response body: ${reason}`)
   )
 
+/**
+ * The optional capability of an `HttpClientResponse` to hand its body to a callback, chunk by
+ * chunk as it arrives: far cheaper per response than a `Stream`. `onChunk` runs synchronously
+ * and returns `false` to stop reading (the rest of the exchange is then abandoned); the effect
+ * completes at the body's end, and interrupting it abandons the exchange.
+ *
+ * @internal
+ */
+export const BodyReaderTypeId: unique symbol = Symbol.for("@mcp-effect/client/Http/BodyReader")
+
+/** @internal */
+export interface BodyReader {
+  readonly [BodyReaderTypeId]: (
+    onChunk: (chunk: Uint8Array) => boolean
+  ) => Effect.Effect<void, HttpClientError.ResponseError>
+}
+
+const readerOf = (response: HttpClientResponse.HttpClientResponse): BodyReader | undefined =>
+  typeof (response as Partial<BodyReader>)[BodyReaderTypeId] === "function"
+    ? response as unknown as BodyReader
+    : undefined
+
+const isIdentity = (encoding: string | undefined) => encoding === undefined || encoding === "identity"
+
+const utf8 = new TextDecoder()
+
 /** The whole body as text, under the cap. @internal */
 export const readText = (
   s: HttpSettings,
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<string, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
-    // Fast path: an uncompressed body whose declared length fits the cap is read in one go
-    // (no stream machinery per response); anything else is read as a bounded stream.
-    const encoding = response.headers["content-encoding"]
-    const declared = Number(response.headers["content-length"])
-    if ((encoding === undefined || encoding === "identity") && Number.isInteger(declared) && declared >= 0) {
-      if (declared > s.maxBodyBytes) {
-        return Effect.zipRight(
-          Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))),
-          Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
-        )
-      }
-      return Effect.mapError(response.text, (e) => transportError(s, e))
+    const headers = response.headers
+    const encoding = headers["content-encoding"]
+    const declared = Number(headers["content-length"])
+    const known = isIdentity(encoding) && Number.isInteger(declared) && declared >= 0
+    if (known && declared > s.maxBodyBytes) {
+      return Effect.zipRight(
+        Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))),
+        Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
+      )
     }
+    const reader = isIdentity(encoding) ? readerOf(response) : undefined
+    if (reader !== undefined) {
+      // The response hands its chunks over as they arrive: counted, kept, decoded once at the end.
+      const chunks: Array<Uint8Array> = []
+      let total = 0
+      return Effect.flatMap(
+        Effect.mapError(
+          reader[BodyReaderTypeId]((chunk) => {
+            total += chunk.length
+            if (total > s.maxBodyBytes) return false
+            chunks.push(chunk)
+            return true
+          }),
+          (e) => transportError(s, e)
+        ),
+        () => {
+          if (total > s.maxBodyBytes) {
+            return Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
+          }
+          if (chunks.length === 1) return Effect.succeed(utf8.decode(chunks[0]))
+          const bytes = new Uint8Array(total)
+          let offset = 0
+          for (const chunk of chunks) {
+            bytes.set(chunk, offset)
+            offset += chunk.length
+          }
+          return Effect.succeed(utf8.decode(bytes))
+        }
+      )
+    }
+    // An uncompressed body whose declared length fits the cap is read in one go (no stream
+    // machinery per response); anything else is read as a bounded stream.
+    if (known) return Effect.mapError(response.text, (e) => transportError(s, e))
     const decoder = new TextDecoder()
     const parts: Array<string> = []
     return Effect.map(
@@ -323,6 +430,31 @@ export const readSse = (
         ? Effect.void
         : Effect.logWarning(`${s.server}: SSE stream: ${problems.splice(0).join(", ")}`)
     )
+    const reader = isIdentity(response.headers["content-encoding"]) ? readerOf(response) : undefined
+    if (reader !== undefined) {
+      // Chunks are parsed as they arrive, in the response's callback; problems are logged from
+      // there with this fiber's services (its logger), as soon as they are found.
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+        let total = 0
+        return Effect.flatMap(
+          Effect.mapError(
+            reader[BodyReaderTypeId]((chunk) => {
+              total += chunk.length
+              if (total > s.maxBodyBytes) return false
+              parser.push(chunk)
+              reportId()
+              if (problems.length > 0) Runtime.runFork(runtime)(flushProblems)
+              return true
+            }),
+            (e) => transportError(s, e)
+          ),
+          () =>
+            total > s.maxBodyBytes
+              ? Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
+              : Effect.void
+        )
+      }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => parser.end()), flushProblems)))
+    }
     return Stream.runForEach(bodyStream(s, response), (chunk) =>
       Effect.suspend(() => {
         parser.push(chunk)

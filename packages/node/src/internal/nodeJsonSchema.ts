@@ -12,7 +12,8 @@
 import type { CheckOutcome, Options, Outcome, Service, Timeout, Unusable } from "@mcp-effect/client/JsonSchema"
 import * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { Worker } from "node:worker_threads"
 import type { Reply, Request } from "./jsonSchemaProtocol.js"
 
@@ -258,3 +259,78 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
 
     return { validate, check, dialectOf } satisfies Service
   })
+
+/** @internal */
+export interface Shared {
+  readonly key: string
+  readonly service: Service
+  readonly scope: Scope.CloseableScope
+  readonly lingerMs: number
+  users: number
+  timer: NodeJS.Timeout | undefined
+}
+
+// One service (and worker) per distinct options, for every scope that asked for a shared one.
+const shared = new Map<string, Shared>()
+
+/**
+ * Takes a use of the shared service for `options` (starting it if there is none), synchronously;
+ * `undefined` when the options cannot be a key. Give it back with {@link releaseShared}.
+ *
+ * @internal
+ */
+export const acquireShared = (options: Options | undefined, lingerMs: number): Shared | undefined => {
+  let key: string
+  try {
+    key = JSON.stringify(options ?? {})
+  } catch {
+    return undefined
+  }
+  let entry = shared.get(key)
+  if (entry === undefined) {
+    // `make` is synchronous, so this runs to its end before anything else can ask.
+    const scope = Effect.runSync(Scope.make())
+    const service = Effect.runSync(Scope.extend(make(options), scope))
+    entry = { key, service, scope, lingerMs, users: 0, timer: undefined }
+    shared.set(key, entry)
+  }
+  if (entry.timer !== undefined) {
+    clearTimeout(entry.timer)
+    entry.timer = undefined
+  }
+  entry.users++
+  return entry
+}
+
+/**
+ * Gives a use back; the last one stops the service `lingerMs` later unless it is taken again.
+ *
+ * @internal
+ */
+export const releaseShared = (entry: Shared): void => {
+  if (--entry.users > 0) return
+  entry.timer = setTimeout(() => {
+    if (entry.users > 0 || shared.get(entry.key) !== entry) return
+    shared.delete(entry.key)
+    Effect.runFork(Scope.close(entry.scope, Exit.void))
+  }, entry.lingerMs)
+  entry.timer.unref()
+}
+
+/**
+ * Like {@link make}, but every scope asking with equal options gets the same service (one worker,
+ * one queue), started by the first and stopped `lingerMs` after the last one closed, so that
+ * connections opened one after another do not each start a worker. Neither the worker nor the
+ * linger timer keeps the process alive.
+ *
+ * @internal
+ */
+export const makeShared = (options?: Options, lingerMs = defaultLingerMs): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.suspend(() => {
+    const entry = acquireShared(options, lingerMs)
+    if (entry === undefined) return make(options)
+    return Effect.as(Effect.addFinalizer(() => Effect.sync(() => releaseShared(entry))), entry.service)
+  })
+
+/** @internal */
+export const defaultLingerMs = 10_000

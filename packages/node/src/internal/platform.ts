@@ -1,0 +1,86 @@
+/**
+ * What a client needs from Node, built as one layer: process spawning, the undici `HttpClient`
+ * and the shared JSON Schema worker. (Composing their three layers costs several times as much
+ * per connect as building them in one effect.)
+ *
+ * @internal
+ */
+import * as Undici from "@effect/platform-node/Undici"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { HttpClient as HttpClientTag } from "@effect/platform/HttpClient"
+import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
+import * as JsonSchema from "@mcp-effect/client/JsonSchema"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import type { ConfigError, ConnectError } from "@mcp-effect/client/McpError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import type * as LogLevel from "effect/LogLevel"
+import type * as Scope from "effect/Scope"
+import * as NodeChildProcess from "../NodeChildProcess.js"
+import * as nodeJsonSchema from "./nodeJsonSchema.js"
+import * as undiciHttpClient from "./undiciHttpClient.js"
+
+// The spawner is a constant service: taken out of its layer once.
+const spawner = Effect.runSync(Effect.provide(ChildProcessSpawner, NodeChildProcess.layer))
+
+/**
+ * `dispatcher`: `"scoped"` for an undici `Agent` of the layer's own (destroyed with it),
+ * `"global"` for undici's global dispatcher (connections reused across layers).
+ *
+ * @internal
+ */
+export const context = (
+  dispatcher: "scoped" | "global"
+): Effect.Effect<Context.Context<Services>, never, Scope.Scope> =>
+  Effect.map(
+    // One acquisition for everything the services hold: the dispatcher (when scoped) and a use of
+    // the shared JSON Schema worker (output schemas are validated in a worker with a hard
+    // deadline, so a hostile pattern cannot hang the host; one worker serves every client).
+    Effect.acquireRelease(
+      Effect.sync(() => ({
+        agent: dispatcher === "global" ? Undici.getGlobalDispatcher() : new Undici.Agent(),
+        jsonSchema: nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
+      })),
+      ({ agent, jsonSchema }) =>
+        Effect.suspend(() => {
+          nodeJsonSchema.releaseShared(jsonSchema)
+          return dispatcher === "global" ? Effect.void : Effect.promise(() => agent.destroy())
+        })
+    ),
+    ({ agent, jsonSchema }) =>
+      Context.make(HttpClientTag, undiciHttpClient.make(agent)).pipe(
+        Context.add(ChildProcessSpawner, spawner),
+        Context.add(JsonSchema.JsonSchema, jsonSchema.service)
+      )
+  )
+
+/** @internal */
+export type Services = ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
+
+/** @internal */
+export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<Services> =>
+  Layer.scopedContext(context(dispatcher))
+
+/**
+ * The client of `options` on these services, as one layer (providing a layer of the services to
+ * `McpClient.layer` costs a second layer build per connect), with the runtime's minimum log level
+ * when given (set here rather than by providing `Logger.minimumLogLevel`, a third layer).
+ *
+ * @internal
+ */
+export const clientLayer = (
+  options: McpClient.Options<Services>,
+  dispatcher: "scoped" | "global",
+  minimumLogLevel?: LogLevel.LogLevel
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  Layer.scoped(
+    McpClient.McpClient,
+    Effect.zipRight(
+      minimumLogLevel === undefined
+        ? Effect.void
+        : Effect.locallyScoped(FiberRef.currentMinimumLogLevel, minimumLogLevel),
+      Effect.flatMap(context(dispatcher), (services) => Effect.provide(McpClient.make(options), services))
+    )
+  )
