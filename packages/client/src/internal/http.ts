@@ -329,6 +329,33 @@ const isIdentity = (encoding: string | undefined) => encoding === undefined || e
 
 const utf8 = new TextDecoder()
 
+/**
+ * Hands a body's chunks to `onChunk` as the response delivers them, stopping (and failing with
+ * `ResponseTooLargeError`) once they add up past the cap; succeeds with the byte count.
+ */
+const readCapped = (
+  s: HttpSettings,
+  reader: BodyReader,
+  onChunk: (chunk: Uint8Array) => void
+): Effect.Effect<number, ConnectionError | ResponseTooLargeError> => {
+  let total = 0
+  return Effect.flatMap(
+    Effect.mapError(
+      reader[BodyReaderTypeId]((chunk) => {
+        total += chunk.length
+        if (total > s.maxBodyBytes) return false
+        onChunk(chunk)
+        return true
+      }),
+      (e) => transportError(s, e)
+    ),
+    () =>
+      total > s.maxBodyBytes
+        ? Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
+        : Effect.succeed(total)
+  )
+}
+
 /** The whole body as text, under the cap. @internal */
 export const readText = (
   s: HttpSettings,
@@ -347,33 +374,18 @@ export const readText = (
     }
     const reader = isIdentity(encoding) ? readerOf(response) : undefined
     if (reader !== undefined) {
-      // The response hands its chunks over as they arrive: counted, kept, decoded once at the end.
+      // The response hands its chunks over as they arrive: kept, decoded once at the end.
       const chunks: Array<Uint8Array> = []
-      let total = 0
-      return Effect.flatMap(
-        Effect.mapError(
-          reader[BodyReaderTypeId]((chunk) => {
-            total += chunk.length
-            if (total > s.maxBodyBytes) return false
-            chunks.push(chunk)
-            return true
-          }),
-          (e) => transportError(s, e)
-        ),
-        () => {
-          if (total > s.maxBodyBytes) {
-            return Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
-          }
-          if (chunks.length === 1) return Effect.succeed(utf8.decode(chunks[0]))
-          const bytes = new Uint8Array(total)
-          let offset = 0
-          for (const chunk of chunks) {
-            bytes.set(chunk, offset)
-            offset += chunk.length
-          }
-          return Effect.succeed(utf8.decode(bytes))
+      return Effect.map(readCapped(s, reader, (chunk) => chunks.push(chunk)), (total) => {
+        if (chunks.length === 1) return utf8.decode(chunks[0])
+        const bytes = new Uint8Array(total)
+        let offset = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, offset)
+          offset += chunk.length
         }
-      )
+        return utf8.decode(bytes)
+      })
     }
     // An uncompressed body whose declared length fits the cap is read in one go (no stream
     // machinery per response); anything else is read as a bounded stream.
@@ -434,26 +446,12 @@ export const readSse = (
     if (reader !== undefined) {
       // Chunks are parsed as they arrive, in the response's callback; problems are logged from
       // there with this fiber's services (its logger), as soon as they are found.
-      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-        let total = 0
-        return Effect.flatMap(
-          Effect.mapError(
-            reader[BodyReaderTypeId]((chunk) => {
-              total += chunk.length
-              if (total > s.maxBodyBytes) return false
-              parser.push(chunk)
-              reportId()
-              if (problems.length > 0) Runtime.runFork(runtime)(flushProblems)
-              return true
-            }),
-            (e) => transportError(s, e)
-          ),
-          () =>
-            total > s.maxBodyBytes
-              ? Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
-              : Effect.void
-        )
-      }).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => parser.end()), flushProblems)))
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+        Effect.asVoid(readCapped(s, reader, (chunk) => {
+          parser.push(chunk)
+          reportId()
+          if (problems.length > 0) Runtime.runFork(runtime)(flushProblems)
+        }))).pipe(Effect.ensuring(Effect.zipRight(Effect.sync(() => parser.end()), flushProblems)))
     }
     return Stream.runForEach(bodyStream(s, response), (chunk) =>
       Effect.suspend(() => {

@@ -309,17 +309,21 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
           if (entry.settled !== undefined) return resume(entry.settled)
           entry.resume = resume
         })
+        let sent: Effect.Effect<unknown, RequestError>
         if (open.write !== undefined) {
+          // A synchronous transport (stdio, which takes no hints) writes the request right here.
           const error = open.write(message)
           if (error !== undefined) {
             pending.delete(id)
             return Effect.fail(error)
           }
+          sent = awaitResponse
+        } else {
+          sent = Effect.zipRight(
+            Effect.tapError(open.send(message, requestOptions?.hints), () => Effect.sync(() => pending.delete(id))),
+            awaitResponse
+          )
         }
-        const sent = open.write !== undefined ? awaitResponse : Effect.zipRight(
-          Effect.tapError(open.send(message, requestOptions?.hints), () => Effect.sync(() => pending.delete(id))),
-          awaitResponse
-        )
         // Interrupted while waiting for the response: the request is abandoned. (Cheaper per
         // request than a canceler returned from `Effect.async`, which wraps it in `onInterrupt`.)
         return Effect.catchAllCause(restore(sent), (cause) => {

@@ -32,6 +32,7 @@ import * as RpcPeer from "../RpcPeer.js"
 import type { ServerConfig } from "../ServerConfig.js"
 import type { Options, RequestOptions, ServerConnection } from "../ServerConnection.js"
 import * as Subscription from "../Subscription.js"
+import { Task } from "../Task.js"
 import * as LogMessage from "./logMessage.js"
 import * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
@@ -876,10 +877,8 @@ export const make = <R>(
     // input requests answered once each, bounded by the task's ttlMs).
     const callTool = (name: string, args: Record<string, unknown> | undefined, requestOptions?: RequestOptions) =>
       Effect.flatMap(invokeTool(name, args, requestOptions, withTask), ({ era, raw, tool }) =>
-        // What cannot be a task skips `tasks.created`.
-        isObject(raw) && (era === "legacy" ? raw.task !== undefined : raw.resultType === "task")
-          ? Effect.flatMap(tasks.created(raw, tool, era), (task) =>
-            task !== undefined ? tasks.complete(task, requestOptions) : toolResult(raw, tool, era))
+        Tasks.isCreated(raw, era)
+          ? Effect.flatMap(tasks.created(raw, tool, era), (task) => tasks.complete(task, requestOptions))
           : toolResult(raw, tool, era))
 
     /** A plain `tools/call` result, checked, its structured content against the output schema. */
@@ -898,7 +897,12 @@ export const make = <R>(
           tasks.gate("tools/call", ["requests", "tools", "call"]),
           Effect.flatMap(
             invokeTool(name, args, taskOptions, (params) => modern ? params : { ...params, task: ttl }),
-            ({ era, raw, tool }) => tasks.callAsTask(era, raw, tool)
+            // A server that answers with the result at once yields a completed handle carrying it.
+            ({ era, raw, tool }) =>
+              Tasks.isCreated(raw, era)
+                ? tasks.created(raw, tool, era)
+                : Effect.map(toolResult(raw, tool, era), (result) =>
+                  new Task({ taskId: "", server, status: "completed", result, tool }))
           )
         )
       })

@@ -72,6 +72,15 @@ const legacyCapability = (negotiated: Protocol.Negotiated, path: ReadonlyArray<s
   return at !== undefined
 }
 
+/**
+ * Whether a `tools/call` result created a task: 2025-11-25 `{ task }`, 2026-07-28
+ * `resultType: "task"`.
+ *
+ * @internal
+ */
+export const isCreated = (raw: unknown, era: "legacy" | "modern"): raw is Record<string, unknown> =>
+  isObject(raw) && (era === "legacy" ? isObject(raw.task) : raw.resultType === "task")
+
 /** @internal */
 export const make = (context: Context) => {
   const { server } = context
@@ -186,15 +195,13 @@ export const make = (context: Context) => {
       )
       : Effect.succeed(task)
 
-  /** The handle a task-returning `tools/call` answered with, or `undefined` for a plain result. */
+  /** The handle a task-returning `tools/call` answered with (see `isCreated`). */
   const created = (
-    raw: unknown,
+    raw: Record<string, unknown>,
     tool: McpSchema.Tool | undefined,
     era: "legacy" | "modern"
-  ): Effect.Effect<Task | undefined, ConnectError | ValidationError> => {
-    const result = isObject(raw) ? raw : {}
-    const detail = era === "legacy" ? (isObject(result.task) ? result.task : undefined) : result
-    if (detail === undefined || (era === "modern" && result.resultType !== "task")) return Effect.succeed(undefined)
+  ): Effect.Effect<Task, ConnectError | ValidationError> => {
+    const detail = era === "legacy" ? raw.task as Record<string, unknown> : raw
     if (typeof detail.taskId !== "string") {
       return Effect.fail(
         new ServerError({ server, method: "tools/call", code: -32603, message: "a task without taskId" })
@@ -464,25 +471,6 @@ export const make = (context: Context) => {
     })
 
   /**
-   * Creates a task: 2025-11-25 task-augmented `tools/call` (with `ttl`), 2026-07-28 a
-   * `tools/call` the server may answer with a task (`ttl` ignored: the server grants `ttlMs`).
-   * A server that answers with the result at once yields a completed handle carrying it.
-   */
-  const callAsTask = (
-    era: "legacy" | "modern",
-    raw: unknown,
-    tool: McpSchema.Tool | undefined
-  ): Effect.Effect<Task, ConnectError | ValidationError> =>
-    Effect.flatMap(created(raw, tool, era), (task) =>
-      task !== undefined
-        ? Effect.succeed(task)
-        : Effect.flatMap(context.decodeResult(raw), (r) =>
-          Effect.as(
-            context.checkOutput(tool, r, era),
-            new Task({ taskId: "", server, status: "completed", result: r, tool })
-          )))
-
-  /**
    * Drives a task to its end as `callTool` does: polled at the server's pace, input requests
    * answered, bounded by the task's `ttlMs`; a failed or cancelled task is a `ServerError`.
    */
@@ -518,7 +506,6 @@ export const make = (context: Context) => {
   return {
     gate,
     created,
-    callAsTask,
     complete,
     get,
     result,
