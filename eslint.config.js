@@ -4,7 +4,7 @@ import globals from "globals"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "**/*.d.ts", ".bench/**"] },
+  { ignores: ["**/dist/**", "**/bundle/**", "**/node_modules/**", "**/*.d.ts", ".bench/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,

@@ -53,7 +53,7 @@ export type Endpoint =
 export const selfPath = fileURLToPath(new URL("./main.js", import.meta.url))
 
 /** The fake server of `@mcp-effect/testing` (legacy era only; tools `echo`, `blob`). @since 0.1.0 */
-export const fakeServerBin = fileURLToPath(new URL("../../testing/dist/bin.js", import.meta.url))
+export const fakeServerBin = fileURLToPath(new URL("../../testing/bundle/fake-server.js", import.meta.url))
 
 /** The dual-era peer built on the official SDK v2 server (`stdio` or `http <port>`). @since 0.1.0 */
 export const dualEraServer = fileURLToPath(new URL("../../node/test/peers/dual-era-server.mjs", import.meta.url))

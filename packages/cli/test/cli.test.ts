@@ -17,8 +17,8 @@ import * as Demo from "../src/Demo.js"
 import * as format from "../src/internal/format.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
-const bin = path.join(root, "packages/cli/dist/bin.js")
-const fakeServerBin = path.join(root, "packages/testing/dist/bin.js")
+const bin = path.join(root, "packages/cli/bundle/mcp-effect.js")
+const fakeServerBin = path.join(root, "packages/testing/bundle/fake-server.js")
 
 /** A console that records what is written to stdout and stderr. */
 const capture = Effect.gen(function*() {

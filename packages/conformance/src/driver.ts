@@ -484,9 +484,10 @@ main().then(
   }
 ).then((code) => {
   process.exitCode = code
-  // Nothing of ours should keep the event loop alive now; if something does, say so and exit.
+  // Nothing of ours may keep the event loop alive now: a closed client whose process lingers is a
+  // failure (the runner reads "failed:" on stderr).
   setTimeout(() => {
-    log(`something still held the event loop ${exitGraceMs} ms after close(); exiting`)
-    process.exit(code)
+    log(`failed: something still held the event loop ${exitGraceMs} ms after close()`)
+    process.exit(1)
   }, exitGraceMs).unref()
 })

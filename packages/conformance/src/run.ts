@@ -19,16 +19,17 @@
  *
  * @since 0.1.0
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { clientScenarios, readBaseline, savedRuns, unnoticed } from "./internal/verdicts.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const packageDir = Path.resolve(here, "..")
-const driverPath = Path.join(here, "driver.js")
+const driverPath = Path.join(packageDir, "bundle", "driver.js")
 const hookPath = Path.join(here, "node20-hook.js")
 
 const defaultRevision = "2025-11-25"
@@ -122,136 +123,41 @@ const forward = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream, onLine:
   })
 }
 
-/** The items of a top-level `key:` list of plain scalars in a simple YAML file. */
-const yamlList = (file: string, key: string): ReadonlyArray<string> => {
-  const items: Array<string> = []
-  let inside = false
-  for (const line of Fs.readFileSync(file, "utf8").split(/\r?\n/)) {
-    if (/^\S/.test(line) && !line.startsWith("#")) inside = line.trim() === `${key}:`
-    const item = inside ? /^\s+-\s+([^\s#]+)\s*(?:#.*)?$/.exec(line) : null
-    if (item !== null) items.push(item[1]!.replace(/^["']|["']$/g, ""))
-  }
-  return items
+/** The client scenarios the referee runs for a requirement set, scored or not (`conformance list`). */
+const listedScenarios = (requirements: string): ReadonlyArray<string> => {
+  const listed = spawnSync(
+    process.execPath,
+    [...refereeNodeArgs(), "list", "--client", "--requirements", requirements],
+    {
+      encoding: "utf8"
+    }
+  )
+  if (listed.status !== 0) throw new Error(`conformance list failed: ${listed.stderr.slice(0, 500)}`)
+  return clientScenarios(listed.stdout)
 }
-
-/**
- * One scenario run as the referee saved it under the output directory
- * (`<scenario>-<timestamp>/{checks.json,stderr.txt}`).
- *
- * @since 0.1.0
- * @category models
- */
-export interface SavedRun {
-  readonly scenario: string
-  readonly statuses: ReadonlyArray<string>
-  /** The driver said it failed (or gave up) on stderr. */
-  readonly driverFailed: boolean
-}
-
-const savedRuns = (outputDir: string, since: number): ReadonlyArray<SavedRun> => {
-  const runs: Array<SavedRun> = []
-  const visit = (relative: string): void => {
-    const dir = Path.join(outputDir, relative)
-    let entries: Array<Fs.Dirent>
-    try {
-      entries = Fs.readdirSync(dir, { withFileTypes: true })
-    } catch {
-      return
-    }
-    if (entries.some((entry) => entry.isFile() && entry.name === "checks.json")) {
-      const named = /^(.+)-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z$/.exec(
-        relative.split(Path.sep).join("/")
-      )
-      if (named === null) return
-      const [, scenario, date, hh, mm, ss, ms] = named
-      if (Date.parse(`${date}T${hh}:${mm}:${ss}.${ms}Z`) < since) return
-      const checks: unknown = JSON.parse(Fs.readFileSync(Path.join(dir, "checks.json"), "utf8"))
-      const statuses = Array.isArray(checks)
-        ? checks.map((check: unknown) =>
-          typeof check === "object" && check !== null && "status" in check ? String(check.status) : "?"
-        )
-        : []
-      let stderr = ""
-      try {
-        stderr = Fs.readFileSync(Path.join(dir, "stderr.txt"), "utf8")
-      } catch {
-        // No stderr saved: nothing to learn from it.
-      }
-      runs.push({
-        scenario: scenario!,
-        statuses,
-        driverFailed: /\[mcp-effect driver\] (failed:|gave up)/.test(stderr)
-      })
-      return
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) visit(relative === "" ? entry.name : Path.join(relative, entry.name))
-    }
-  }
-  visit("")
-  return runs
-}
-
-/**
- * Scenarios the referee let pass that did not pass: with `--expected-failures` (and in
- * requirement-set runs) the referee looks only at FAILURE/WARNING checks, so a scenario whose
- * mock never heard from the client (`initialize` records its checks only when an `initialize`
- * request arrives; `http-standard-headers` marks every check SKIPPED) counts as passed, and so
- * does one where the driver itself failed after the checked request. Scenarios the baseline
- * expects to fail, and unscored ones, are left alone. Scenarios in `vacuous` (the baseline's
- * `vacuous:` list: the referee passes them with nothing checked and calls a `client:` entry for
- * them stale) are expected to check nothing; one that now passes for real is reported as stale.
- *
- * @since 0.1.0
- * @category verdicts
- */
-export const unnoticed = (
-  runs: ReadonlyArray<SavedRun>,
-  options: {
-    readonly scored: ReadonlySet<string> | undefined
-    readonly expected: ReadonlySet<string>
-    readonly vacuous: ReadonlySet<string>
-  }
-): ReadonlyArray<string> =>
-  runs.flatMap((run) => {
-    if (options.expected.has(run.scenario)) return []
-    if (options.scored !== undefined && !options.scored.has(run.scenario)) return []
-    if (run.statuses.some((status) => status === "FAILURE" || status === "WARNING")) return []
-    const checked = run.statuses.includes("SUCCESS")
-    if (options.vacuous.has(run.scenario)) {
-      return checked && !run.driverFailed
-        ? [`${run.scenario}: passes now; remove it from the baseline's vacuous: list`]
-        : []
-    }
-    if (!checked) {
-      return [`${run.scenario}: the referee checked nothing${run.driverFailed ? " (the driver failed)" : ""}`]
-    }
-    return run.driverFailed ? [`${run.scenario}: the referee's checks passed but the driver failed`] : []
-  })
 
 const runnerCheck = (args: ReadonlyArray<string>, outputDir: string, since: number): ReadonlyArray<string> => {
   try {
     const requirements = optionValue(args, "--requirements")
-    const baseline = optionValue(args, "--expected-failures")
-    const scored = requirements === undefined
-      ? undefined
-      : new Set(
-        yamlList(Path.join(Path.dirname(Path.dirname(refereeCli())), "requirements", `${requirements}.yaml`), "client")
-      )
-    const expected = new Set(
-      baseline === undefined ? [] : yamlList(baseline, "client").filter((entry) => !entry.includes(":"))
-    )
-    const vacuous = new Set(baseline === undefined ? [] : yamlList(baseline, "vacuous"))
-    return unnoticed(savedRuns(outputDir, since), { scored, expected, vacuous })
+    const scenario = optionValue(args, "--scenario")
+    const scenarios = requirements !== undefined
+      ? listedScenarios(requirements)
+      : scenario !== undefined
+      ? [scenario]
+      : undefined
+    const baseline = readBaseline(optionValue(args, "--expected-failures"))
+    return unnoticed(savedRuns(outputDir, since), { scenarios, baseline })
   } catch (error) {
     return [`could not read the saved results: ${error instanceof Error ? error.message : String(error)}`]
   }
 }
 
+const refereeNodeArgs = (): ReadonlyArray<string> => ["--import", pathToFileURL(hookPath).href, refereeCli()]
+
 const main = (): void => {
   const started = Date.now() - 1_000
   const { args, outputDir } = refereeArgs(process.argv.slice(2))
-  const nodeArgs = ["--import", pathToFileURL(hookPath).href, refereeCli(), "client", ...args]
+  const nodeArgs = [...refereeNodeArgs(), "client", ...args]
   process.stderr.write(`[conformance] node ${nodeArgs.map(shellWord).join(" ")}\n`)
   const child = spawn(process.execPath, nodeArgs, { stdio: ["ignore", "pipe", "pipe"] })
   const seen = totals()

@@ -1,7 +1,7 @@
 /**
  * The official JSON Schema Test Suite (required tests, not `optional/`) run through a
- * `JsonSchema` service. The suite lives in `../shared/json-schema-test-suite` beside the
- * repository; its remote documents are registered as trusted remotes under
+ * `JsonSchema` service. A pinned copy of the suite (with its licence) lives in this package's
+ * `fixtures/json-schema-test-suite`; its remote documents are registered as trusted remotes under
  * `http://localhost:1234/`, never fetched.
  *
  * @since 0.1.0
@@ -20,12 +20,12 @@ import { fileURLToPath } from "node:url"
  */
 export const suiteRoot: string = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  "../../..",
-  "../shared/json-schema-test-suite"
+  "..",
+  "fixtures/json-schema-test-suite"
 )
 
 /**
- * Whether the suite is there.
+ * Whether the suite is there (the published package leaves the fixtures out).
  *
  * @since 0.1.0
  * @category constants

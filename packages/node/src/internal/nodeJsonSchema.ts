@@ -132,8 +132,6 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
 
     const spawn = (): Handle => {
       const worker = new Worker(workerUrl, { workerData })
-      // The scope terminates it; an unclosed scope must not keep the process alive.
-      worker.unref()
       const handle: Handle = { worker, started: false, stopped: false, sent: new Set() }
       worker.on("message", (message: Reply | "ready") => {
         if (message === "ready") {
@@ -172,6 +170,10 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
       }
       worker.on("error", (error) => died(String(error)))
       worker.on("exit", (code) => died(`exit code ${code}`))
+      // The scope terminates it; an unclosed scope must not keep the process alive. Only after the
+      // listeners: on Node 20 adding a `message` listener refs the worker's port again. A job in
+      // flight keeps the process alive through its deadline timer.
+      worker.unref()
       return handle
     }
 
@@ -196,8 +198,7 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
         for (const waiter of waiters) waiter.resume(Effect.interrupt)
       })
     )
-    // Start the worker now: loading and warming it costs a few hundred milliseconds.
-    current = spawn()
+    // The worker starts with the first job: a program that validates nothing never loads it.
 
     // Without the caller's key, the schema object itself is the key (schemas are treated as
     // immutable), so the worker is sent each schema once rather than on every call.
