@@ -10,4 +10,7 @@ import { fileURLToPath } from "node:url"
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 /** The demo MCP server over stdio. */
-export const demoServer: ReadonlyArray<string> = [process.execPath, path.join(root, "packages/testing/bundle/fake-server.js")]
+export const demoServer: ReadonlyArray<string> = [
+  process.execPath,
+  path.join(root, "packages/testing/bundle/fake-server.js")
+]

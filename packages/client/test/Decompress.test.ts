@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { Duplex } from "node:stream"
 import { deflateSync, gzipSync } from "node:zlib"
 import type { DecompressFailure } from "../src/internal/decompress.js"
 import { decompressBody } from "../src/internal/decompress.js"
@@ -64,53 +65,89 @@ const failure = <A, E>(effect: Effect.Effect<A, E>) =>
     return Option.getOrThrow(error)
   })
 
+type Backend = "node:zlib" | "DecompressionStream"
+
 interface Spy {
   readonly created: Array<{ cancelled: boolean; aborted: boolean }>
+  readonly backends: Array<Backend>
+}
+
+interface Pair {
+  readonly readable: ReadableStream<Uint8Array>
+  readonly writable: WritableStream<Uint8Array>
+}
+
+/** `real`, behind ends that record in `record` whether its readable was cancelled and its writable aborted. */
+const recorded = (real: Pair, record: Spy["created"][number]): Pair => {
+  const reader = real.readable.getReader()
+  const writer = real.writable.getWriter()
+  return {
+    readable: new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const result = await reader.read()
+        if (result.done) controller.close()
+        else controller.enqueue(result.value)
+      },
+      cancel: (reason) => {
+        record.cancelled = true
+        return reader.cancel(reason)
+      }
+    }, { highWaterMark: 0 }),
+    writable: new WritableStream<Uint8Array>({
+      write: (chunk) => writer.write(chunk),
+      close: () => writer.close(),
+      abort: (reason) => {
+        record.aborted = true
+        return writer.abort(reason)
+      }
+    })
+  }
 }
 
 /**
- * Replaces the global DecompressionStream, for the scope, with one that wraps the real stream
- * and records whether its readable was cancelled and its writable aborted.
+ * Wraps, for the scope, both ways of making an inflater (Node's zlib through `Duplex.toWeb`, and
+ * the global DecompressionStream) so that each inflater made is recorded.
  */
-const spyDecompressionStream: Effect.Effect<Spy, never, Scope.Scope> = Effect.acquireRelease(
+const spyInflaters: Effect.Effect<Spy, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => {
     const Real = globalThis.DecompressionStream
-    const created: Spy["created"] = []
+    const realToWeb = Duplex.toWeb
+    const spy: Spy = { created: [], backends: [] }
+    const wrap = (backend: Backend, real: Pair): Pair => {
+      const record = { cancelled: false, aborted: false }
+      spy.created.push(record)
+      spy.backends.push(backend)
+      return recorded(real, record)
+    }
     class SpyStream {
       readonly readable: ReadableStream<Uint8Array>
       readonly writable: WritableStream<Uint8Array>
       constructor(format: "gzip" | "deflate" | "deflate-raw") {
-        const record = { cancelled: false, aborted: false }
-        created.push(record)
-        const real = new Real(format)
-        const reader: ReadableStreamDefaultReader<Uint8Array> = real.readable.getReader()
-        const writer: WritableStreamDefaultWriter<Uint8Array> = real.writable.getWriter()
-        this.readable = new ReadableStream<Uint8Array>({
-          pull: async (controller) => {
-            const result = await reader.read()
-            if (result.done) controller.close()
-            else controller.enqueue(result.value)
-          },
-          cancel: (reason) => {
-            record.cancelled = true
-            return reader.cancel(reason)
-          }
-        }, { highWaterMark: 0 })
-        this.writable = new WritableStream<Uint8Array>({
-          write: (chunk) => writer.write(chunk),
-          close: () => writer.close(),
-          abort: (reason) => {
-            record.aborted = true
-            return writer.abort(reason)
-          }
-        })
+        const { readable, writable } = wrap("DecompressionStream", new Real(format))
+        this.readable = readable
+        this.writable = writable
       }
     }
     globalThis.DecompressionStream = SpyStream as unknown as typeof DecompressionStream
-    return { spy: { created }, Real }
+    Duplex.toWeb = (duplex) => wrap("node:zlib", realToWeb(duplex))
+    return { spy, Real, realToWeb }
   }),
-  ({ Real }) => Effect.sync(() => globalThis.DecompressionStream = Real)
+  ({ Real, realToWeb }) =>
+    Effect.sync(() => {
+      globalThis.DecompressionStream = Real
+      Duplex.toWeb = realToWeb
+    })
 ).pipe(Effect.map(({ spy }) => spy))
+
+/** Hides `process.getBuiltinModule` for the scope, as in a runtime without Node's built-ins. */
+const withoutNodeBuiltins: Effect.Effect<void, never, Scope.Scope> = Effect.asVoid(Effect.acquireRelease(
+  Effect.sync(() => {
+    const real = process.getBuiltinModule
+    Object.assign(process, { getBuiltinModule: undefined })
+    return real
+  }),
+  (real) => Effect.sync(() => Object.assign(process, { getBuiltinModule: real }))
+))
 
 describe("Decompress", () => {
   describe("decoding", () => {
@@ -135,9 +172,22 @@ describe("Decompress", () => {
 
     it.effect("inflates a multi-member gzip body", () =>
       Effect.gen(function*() {
-        const body = Buffer.concat([gzipSync(plain), gzipSync(plain)])
-        const out = yield* decode(chunks(body, 1000), "gzip")
-        assert.deepStrictEqual(out, Buffer.concat([plain, plain]))
+        const body = Buffer.concat([gzipSync(plain), gzipSync(new Uint8Array(0)), gzipSync(plain)])
+        for (const size of [7, 1000, body.length]) {
+          const out = yield* decode(chunks(body, size), "gzip")
+          assert.deepStrictEqual(out, Buffer.concat([plain, plain]), `chunk size ${size}`)
+        }
+      }))
+
+    it.scoped("falls back to DecompressionStream where Node's built-ins are missing", () =>
+      Effect.gen(function*() {
+        yield* withoutNodeBuiltins
+        const spy = yield* spyInflaters
+        assert.deepStrictEqual(yield* decode(chunks(gzipSync(plain), 512), "gzip"), plain)
+        assert.deepStrictEqual(yield* decode(chunks(deflateSync(plain), 512), "deflate"), plain)
+        const error = yield* failure(decode(chunks(gzipSync(plain), 512), "gzip", 1000))
+        assert.deepStrictEqual(error, new Failed("too-large", 1000))
+        assert.deepStrictEqual(spy.backends, ["DecompressionStream", "DecompressionStream", "DecompressionStream"])
       }))
 
     it.effect("passes an identity body through chunk by chunk", () =>
@@ -165,6 +215,15 @@ describe("Decompress", () => {
           const error = yield* failure(decode(chunks(body, 512), encoding, plain.length - 1))
           assert.deepStrictEqual(error, new Failed("too-large", plain.length - 1))
         }
+      }))
+
+    it.effect("counts across gzip members, failing in the member that crosses the cap", () =>
+      Effect.gen(function*() {
+        const body = Buffer.concat([gzipSync(plain), gzipSync(plain)])
+        const both = Buffer.concat([plain, plain])
+        assert.deepStrictEqual(yield* decode(chunks(body, 512), "gzip", both.length), both)
+        const error = yield* failure(decode(chunks(body, 512), "gzip", plain.length + 1))
+        assert.deepStrictEqual(error, new Failed("too-large", plain.length + 1))
       }))
 
     it.effect("stops an identity body as soon as the count exceeds the cap", () =>
@@ -247,14 +306,14 @@ describe("Decompress", () => {
   describe("cleanup", () => {
     it.scoped("leaves nothing to cancel after a clean end", () =>
       Effect.gen(function*() {
-        const spy = yield* spyDecompressionStream
+        const spy = yield* spyInflaters
         assert.deepStrictEqual(yield* decode(chunks(gzipSync(plain), 1024), "gzip"), plain)
         assert.deepStrictEqual(spy.created, [{ cancelled: false, aborted: false }])
       }))
 
     it.scoped("cancels the decompressor and interrupts the body when the consumer stops early", () =>
       Effect.gen(function*() {
-        const spy = yield* spyDecompressionStream
+        const spy = yield* spyInflaters
         const bodyClosed = yield* Deferred.make<void>()
         const gzipped = gzipSync(plain)
         // The first half of a body whose end never comes.
@@ -269,7 +328,7 @@ describe("Decompress", () => {
 
     it.scoped("cancels the decompressor and interrupts the body when the fiber is interrupted", () =>
       Effect.gen(function*() {
-        const spy = yield* spyDecompressionStream
+        const spy = yield* spyInflaters
         const bodyClosed = yield* Deferred.make<void>()
         const firstOutput = yield* Deferred.make<void>()
         const gzipped = gzipSync(plain)
@@ -290,7 +349,7 @@ describe("Decompress", () => {
 
     it.scoped("cancels the decompressor when the cap is exceeded", () =>
       Effect.gen(function*() {
-        const spy = yield* spyDecompressionStream
+        const spy = yield* spyInflaters
         // A body that never ends, so the writable is still open when the cap trips.
         const body = Stream.concat(chunks(gzipSync(plain), 512), Stream.never)
         const error = yield* failure(decode(body, "gzip", 1000))

@@ -7,7 +7,10 @@ import * as Effect from "effect/Effect"
 
 describe("JsonSchema compliance (JSON Schema Test Suite, required tests)", () => {
   it("has the JSON Schema Test Suite to run", () => {
-    assert.isTrue(Suite.present, `the JSON Schema Test Suite is missing at ${Suite.suiteRoot} (a pinned copy belongs there)`)
+    assert.isTrue(
+      Suite.present,
+      `the JSON Schema Test Suite is missing at ${Suite.suiteRoot} (a pinned copy belongs there)`
+    )
   })
   for (const { dialect, folder } of Suite.dialects) {
     it.live(`passes at least 99 % of the ${dialect} tests`, () =>

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
@@ -35,7 +35,10 @@ import * as UndiciHttpClient from "./UndiciHttpClient.js"
 export const platform: Layer.Layer<
   NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
 > = Layer.mergeAll(
-  NodeContext.layer,
+  // Loaded when the layer is built, not when this module is imported.
+  Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => import("@effect/platform-node/NodeContext")), (NodeContext) => NodeContext.layer)
+  ),
   NodeChildProcess.layer,
   UndiciHttpClient.layer,
   // Output schemas are validated in a worker with a hard deadline: a hostile pattern cannot

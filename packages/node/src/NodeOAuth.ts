@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
 import { AuthError, ConfigError } from "@mcp-effect/client/McpError"
@@ -29,7 +28,13 @@ export interface Options extends Omit<OAuth.Options, "authorize"> {
   readonly authorize?: ((authorizationUrl: URL) => Promise<URL>) | undefined
 }
 
-const httpLayer = Layer.provide(NodeHttpClient.layerUndiciWithoutDispatcher, NodeHttpClient.dispatcherLayerGlobal)
+// Loaded with the first OAuth flow: a program that never signs in never evaluates it.
+const httpLayer = Layer.unwrapEffect(
+  Effect.map(
+    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
+    (NodeHttpClient) => Layer.provide(NodeHttpClient.layerUndiciWithoutDispatcher, NodeHttpClient.dispatcherLayerGlobal)
+  )
+)
 
 /**
  * `OAuth.make` for Promise code: the result goes into `connect(url, { auth })`.

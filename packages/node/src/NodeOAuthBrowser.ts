@@ -18,9 +18,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { AuthFailure } from "@mcp-effect/client/McpAuth"
 import { AuthError } from "@mcp-effect/client/McpError"
 import * as Cause from "effect/Cause"
@@ -79,8 +77,22 @@ export interface BrowserAuthorizer {
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
-const page = (status: number, title: string, text: string): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(
+// The HTTP server stack loads with the first callback server: most programs never start one.
+const loadServer = Effect.promise(() =>
+  Promise.all([
+    import("@effect/platform-node/NodeHttpServer"),
+    import("@effect/platform/HttpServerRequest"),
+    import("@effect/platform/HttpServerResponse")
+  ])
+)
+
+const page = (
+  responses: typeof HttpServerResponse,
+  status: number,
+  title: string,
+  text: string
+): HttpServerResponse.HttpServerResponse =>
+  responses.text(
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
       `<body style="font-family:sans-serif;margin:4em auto;max-width:36em"><h1>${escapeHtml(title)}</h1>` +
       `<p>${escapeHtml(text)}</p></body></html>`,
@@ -150,6 +162,7 @@ const placeOf = (
 const serve = (options: Options): Effect.Effect<Omit<BrowserAuthorizer, "close">, AuthError, Scope.Scope> =>
   Effect.gen(function*() {
     const { host, path, port } = yield* placeOf(options)
+    const [NodeHttpServer, HttpServerRequest, HttpServerResponse] = yield* loadServer
     const timeout = Duration.decode(options.timeout ?? "5 minutes")
     const waiting = yield* Ref.make<Deferred.Deferred<URL> | undefined>(undefined)
     // Never keeps the process alive on its own.
@@ -170,13 +183,28 @@ const serve = (options: Options): Effect.Effect<Omit<BrowserAuthorizer, "close">
       }
       const current = yield* Ref.getAndSet(waiting, undefined)
       if (current === undefined) {
-        return page(400, "No authorization in progress", "This callback was not expected. You can close this window.")
+        return page(
+          HttpServerResponse,
+          400,
+          "No authorization in progress",
+          "This callback was not expected. You can close this window."
+        )
       }
       yield* Deferred.succeed(current, new URL(`${url.pathname}${url.search}`, redirectUri))
       // The flow checks state, iss and the code; the page only says what the server answered.
       return url.searchParams.has("error") || !url.searchParams.has("code")
-        ? page(400, "Authorization failed", "The authorization was not granted. You can close this window.")
-        : page(200, "Authorization received", "You can close this window and return to the application.")
+        ? page(
+          HttpServerResponse,
+          400,
+          "Authorization failed",
+          "The authorization was not granted. You can close this window."
+        )
+        : page(
+          HttpServerResponse,
+          200,
+          "Authorization received",
+          "You can close this window and return to the application."
+        )
     }))
 
     const print = options.printUrl

@@ -3,8 +3,9 @@
  * paced by the consumer, and decoded bytes are counted as they come out, so a gzip bomb fails just
  * past `maxBytes`, holding no more than what the consumer keeps plus one write's worth of output.
  *
- * Uses the web-standard `DecompressionStream` (a global in Node ≥ 18, browsers, Deno, Bun), so the
- * client package stays free of `node:` imports.
+ * Inflates with Node's zlib where the runtime has it (Node, Deno, Bun), reached through
+ * `process.getBuiltinModule` so the client package stays free of `node:` imports, and with the
+ * web-standard `DecompressionStream` elsewhere (see `inflaterStreams` for why not always the latter).
  *
  * @internal
  */
@@ -16,7 +17,7 @@ import * as Stream from "effect/Stream"
  * Why a body could not be delivered:
  * - `"too-large"`: more than `maxBytes` bytes after decoding (or as sent, for identity);
  * - `"unsupported-encoding"`: a coding other than gzip, x-gzip, deflate and identity, more than
- *   one coding, or a runtime without `DecompressionStream`;
+ *   one coding, or a runtime with neither `node:zlib` nor `DecompressionStream`;
  * - `"corrupt"`: the compressed bytes are malformed or truncated.
  *
  * @internal
@@ -86,6 +87,23 @@ interface Inflater {
   readonly writer: WritableStreamDefaultWriter<Uint8Array>
 }
 
+/**
+ * The inflater's two ends. A gzip body may be several members in a row (RFC 1952), and bombs
+ * usually are, but `DecompressionStream` decodes only the first and fails on what follows, as the
+ * Compression Standard says (Node enforces it since 24). Node's gunzip decodes every member, so it
+ * is preferred where the runtime has it; elsewhere a multi-member body fails as corrupt.
+ */
+const inflaterStreams = (
+  format: Format
+): { readonly readable: ReadableStream<Uint8Array>; readonly writable: WritableStream<Uint8Array> } => {
+  if (typeof process === "undefined" || typeof process.getBuiltinModule !== "function") {
+    return new DecompressionStream(format)
+  }
+  const zlib = process.getBuiltinModule("node:zlib")
+  const inflater = format === "gzip" ? zlib.createGunzip() : zlib.createInflate()
+  return process.getBuiltinModule("node:stream").Duplex.toWeb(inflater)
+}
+
 const ignore = () => {}
 
 const inflate = <E, E2, R>(
@@ -98,8 +116,8 @@ const inflate = <E, E2, R>(
     const { reader, writer } = yield* Effect.acquireRelease(
       Effect.try({
         try: (): Inflater => {
-          const stream = new DecompressionStream(format)
-          return { reader: stream.readable.getReader(), writer: stream.writable.getWriter() }
+          const { readable, writable } = inflaterStreams(format)
+          return { reader: readable.getReader(), writer: writable.getWriter() }
         },
         catch: () => onError("unsupported-encoding", maxBytes)
       }),

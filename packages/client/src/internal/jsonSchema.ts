@@ -6,16 +6,21 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { CheckOutcome, Options, Outcome, Service, ValidationIssue } from "../JsonSchema.js"
-import * as analysis from "./jsonSchemaAnalysis.js"
-import { defaultLimits, engineOptions, makeEngine } from "./jsonSchemaEngine.js"
+import * as limits from "./jsonSchemaLimits.js"
 
 /** @internal */
-export { defaultBudgetMs, defaultLimits } from "./jsonSchemaEngine.js"
+export { defaultBudgetMs, defaultLimits } from "./jsonSchemaLimits.js"
+
+// The validator (and its dependencies) loads with the first service that needs it.
+const loadEngine = Effect.promise(() => import("./jsonSchemaEngine.js"))
 
 /** @internal */
 export const make = (options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.map(
-    Effect.acquireRelease(Effect.sync(() => makeEngine(engineOptions(options))), (engine) => Effect.sync(engine.close)),
+    Effect.acquireRelease(
+      Effect.map(loadEngine, (engine) => engine.makeEngine(limits.engineOptions(options))),
+      (engine) => Effect.sync(engine.close)
+    ),
     (engine): Service => ({
       validate: (schema, instance, validateOptions) =>
         Effect.suspend(() => {
@@ -60,8 +65,8 @@ export const describe = (outcome: Outcome | CheckOutcome): string => {
 /** @internal */
 export const refuseInstance = (
   instance: unknown,
-  maxDepth = defaultLimits.maxInstanceDepth
+  maxDepth = limits.defaultLimits.maxInstanceDepth
 ): ValidationIssue | undefined => {
-  const refused = analysis.refuseInstance(instance, maxDepth)
+  const refused = limits.refuseInstance(instance, maxDepth)
   return refused === undefined ? undefined : { ...refused, keyword: "$instance", schemaPath: "" }
 }

@@ -40,56 +40,20 @@ import type {
   CheckOutcome,
   Dialect,
   DialectOutcome,
-  Limits,
-  Options,
   Outcome,
   Timeout,
   UnsupportedDialect,
   Unusable,
   ValidationIssue
 } from "../JsonSchema.js"
-import { analyse, type Analysis, measure, refuseInstance } from "./jsonSchemaAnalysis.js"
+import { analyse, type Analysis } from "./jsonSchemaAnalysis.js"
 import { dialectUris, knownDialect, unsupported } from "./jsonSchemaDialect.js"
+import { type EngineOptions, measure, refuseInstance } from "./jsonSchemaLimits.js"
 
 removeUriSchemePlugin("http")
 removeUriSchemePlugin("https")
 removeUriSchemePlugin("file")
 setShouldValidateFormat(false)
-
-/** @internal */
-export interface EngineOptions {
-  readonly limits: Limits
-  readonly budgetMs: number
-  readonly defaultDialect: Dialect
-  readonly cacheSize: number
-  readonly remotes: ReadonlyArray<{ readonly uri: string; readonly schema: unknown }>
-}
-
-/** @internal */
-export const defaultLimits: Limits = {
-  maxSchemaLength: 1_000_000,
-  maxSchemaDepth: 64,
-  maxSubschemas: 10_000,
-  maxRefExpansion: 100_000,
-  maxPatternLength: 10_000,
-  maxInstanceDepth: 256,
-  maxErrors: 20
-}
-
-/** @internal */
-export const defaultBudgetMs = 5_000
-
-/** @internal */
-export const engineOptions = (options: Options | undefined): EngineOptions => ({
-  limits: { ...defaultLimits, ...definedOnly(options?.limits ?? {}) },
-  budgetMs: options?.budgetMs ?? defaultBudgetMs,
-  defaultDialect: options?.defaultDialect ?? "2020-12",
-  cacheSize: options?.cacheSize ?? 256,
-  remotes: options?.remotes ?? []
-})
-
-const definedOnly = <A extends object>(partial: A): Partial<A> =>
-  Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined)) as Partial<A>
 
 /** @internal */
 export interface Engine {

@@ -8,7 +8,8 @@
  * @internal
  */
 import { dialectUris } from "@mcp-effect/client/internal/jsonSchemaDialect"
-import { engineOptions, makeEngine } from "@mcp-effect/client/internal/jsonSchemaEngine"
+import { makeEngine } from "@mcp-effect/client/internal/jsonSchemaEngine"
+import { engineOptions } from "@mcp-effect/client/internal/jsonSchemaLimits"
 import type { CheckOutcome, Options, Outcome } from "@mcp-effect/client/JsonSchema"
 import { parentPort, workerData } from "node:worker_threads"
 import type { Reply, Request } from "./jsonSchemaProtocol.js"
