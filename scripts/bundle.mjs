@@ -33,11 +33,22 @@ const options = {
 };
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
-  esbuild.build({ ...options, entryPoints: { [name]: Path.join(root, entry) }, outdir: Path.join(root, outDir) }),
-  // nodeJsonSchema starts its worker from `./jsonSchemaWorker.js` beside the running module.
+  // Split: what an entry imports dynamically (the CLI's command, beyond `--version`) is a chunk
+  // of its own, parsed only when loaded.
   esbuild.build({
     ...options,
-    entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
+    entryPoints: { [name]: Path.join(root, entry) },
     outdir: Path.join(root, outDir),
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
   }),
+  // nodeJsonSchema starts its worker from `./jsonSchemaWorker.js` beside the module it is in,
+  // which is the entry or one of its chunks, whichever esbuild chose: the worker goes to both.
+  ...[outDir, Path.join(outDir, "chunks")].map((dir) =>
+    esbuild.build({
+      ...options,
+      entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
+      outdir: Path.join(root, dir),
+    })
+  ),
 ]));

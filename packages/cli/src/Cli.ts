@@ -38,6 +38,7 @@ import * as Stream from "effect/Stream"
 import * as Demo from "./Demo.js"
 import * as format from "./internal/format.js"
 import { withProgress } from "./internal/progress.js"
+import { version } from "./version.js"
 
 /**
  * The command line could not be used: `--args` that is not a JSON object, for instance.
@@ -459,7 +460,7 @@ const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleErro
 export const run = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<void, CliError | ValidationError.ValidationError, Environment> =>
-  Command.run(command, { name: "mcp-effect", version: "0.1.0" })(argv).pipe(
+  Command.run(command, { name: "mcp-effect", version })(argv).pipe(
     Effect.tapErrorCause(report),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(stderrLogger)

@@ -1,17 +1,14 @@
 #!/usr/bin/env node
 /**
- * The `mcp-effect` executable.
+ * The `mcp-effect` executable. `--version` alone is answered before the command's modules load,
+ * so it costs a process start and nothing more.
  *
  * @since 0.1.0
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
-import * as Effect from "effect/Effect"
-import * as Cli from "./Cli.js"
+import { version } from "./version.js"
 
-Cli.run(process.argv).pipe(
-  Effect.provide(NodeMcpClient.platform),
-  // Cli.run reports its own failures and logs to stderr; the runtime only sets the exit code (its
-  // pretty logger would write log lines to stdout, among a command's output).
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
-)
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  process.stdout.write(`${version}\n`)
+} else {
+  await import("./main.js")
+}

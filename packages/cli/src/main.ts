@@ -1,0 +1,16 @@
+/**
+ * The `mcp-effect` command, run by `bin.ts`.
+ *
+ * @since 0.1.0
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as Effect from "effect/Effect"
+import * as Cli from "./Cli.js"
+
+Cli.run(process.argv).pipe(
+  Effect.provide(NodeMcpClient.platform),
+  // Cli.run reports its own failures and logs to stderr; the runtime only sets the exit code (its
+  // pretty logger would write log lines to stdout, among a command's output).
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)
