@@ -1,7 +1,17 @@
-import js from "@eslint/js"
-import effect from "@effect/eslint-plugin"
-import globals from "globals"
-import tseslint from "typescript-eslint"
+import effect from "@effect/eslint-plugin";
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const dprintConfig = {
+  indentWidth: 2,
+  lineWidth: 120,
+  semiColons: "asi",
+  quoteStyle: "alwaysDouble",
+  trailingCommas: "never",
+  operatorPosition: "maintain",
+  "arrowFunction.useParentheses": "force",
+};
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/bundle/**", "**/node_modules/**", "**/*.d.ts", ".bench/**"] },
@@ -10,19 +20,14 @@ export default tseslint.config(
   ...effect.configs.dprint,
   { files: ["**/*.mjs", "**/*.js"], languageOptions: { globals: globals.node } },
   {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: globals.node },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
+  },
+  { files: ["scripts/**/*.mjs", "**/*.ts"], rules: { "@effect/dprint": ["error", { config: dprintConfig }] } },
+  {
     files: ["**/*.ts"],
     rules: {
-      "@effect/dprint": ["error", {
-        config: {
-          indentWidth: 2,
-          lineWidth: 120,
-          semiColons: "asi",
-          quoteStyle: "alwaysDouble",
-          trailingCommas: "never",
-          operatorPosition: "maintain",
-          "arrowFunction.useParentheses": "force"
-        }
-      }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/consistent-type-imports": "error",
@@ -30,9 +35,9 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         paths: [
           { name: "effect", message: "import modules by path, e.g. effect/Effect" },
-          { name: "@effect/platform", message: "import modules by path, e.g. @effect/platform/Command" }
-        ]
-      }]
-    }
-  }
-)
+          { name: "@effect/platform", message: "import modules by path, e.g. @effect/platform/Command" },
+        ],
+      }],
+    },
+  },
+);

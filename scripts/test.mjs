@@ -4,12 +4,35 @@
 // other step: `tests: N passed, N failed, N skipped`.
 //
 //   node scripts/test.mjs [step …]     (default: every step; names as in `steps` below)
-import { spawnSync } from "node:child_process";
-import * as Fs from "node:fs";
-import { pathToFileURL } from "node:url";
-import { closingLine, summarizeFile } from "./test-summary.mjs";
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import { pathToFileURL } from "node:url"
+import { envFor, extraVersions, nodeBinary, unavailable } from "./nodes.mjs"
+import { closingLine, summarizeFile } from "./test-summary.mjs"
 
-const results = ".vitest/results.json";
+/** The unit tests on one Node version (`undefined`: the one running this script). */
+const unitStep = (version) => {
+  const results = `.vitest/results${version === undefined ? "" : `-${version}`}.json`
+  const vitest = [
+    "node_modules/vitest/vitest.mjs",
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile=${results}`
+  ]
+  return {
+    name: version === undefined ? "unit" : `unit-node-${version}`,
+    command: () => {
+      if (version === undefined) return [process.execPath, ...vitest]
+      const reason = unavailable()
+      if (reason !== undefined) return { skipped: reason }
+      const binary = nodeBinary(version)
+      return { command: [binary, ...vitest], env: envFor(binary) }
+    },
+    before: () => Fs.rmSync(results, { force: true }),
+    summary: (exitCode) => summarizeFile(results, exitCode)
+  }
+}
 
 /** The steps of `npm test`, in order: a name and its command. */
 export const steps = [
@@ -17,71 +40,94 @@ export const steps = [
   { name: "lint", command: ["npm", "run", "lint", "--silent"] },
   {
     name: "conformance-2025-11-25",
-    command: ["node", "packages/conformance/dist/run.js", "--requirements", "2025-11-25"],
+    command: ["node", "packages/conformance/dist/run.js", "--requirements", "2025-11-25"]
   },
   {
     name: "conformance-2026-07-28",
-    command: ["node", "packages/conformance/dist/run.js", "--requirements", "2026-07-28"],
+    command: ["node", "packages/conformance/dist/run.js", "--requirements", "2026-07-28"]
   },
-  {
-    name: "unit",
-    command: ["npx", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${results}`],
-    before: () => Fs.rmSync(results, { force: true }),
-    summary: (exitCode) => summarizeFile(results, exitCode),
-  },
-];
+  { name: "consumer", command: ["node", "scripts/consumer-test.mjs"] },
+  unitStep(undefined),
+  ...extraVersions.map(unitStep)
+]
 
 /**
- * Runs every step (each to its end, output streamed) and adds up the verdicts: a step with a
- * `summary` contributes its test counts, any other step counts as one test.
+ * A step's command line and environment. `command` is an argv, or a function giving an argv,
+ * `{ command, env }`, or `{ skipped: reason }` (reported and counted as skipped, never silent);
+ * a function that throws fails the step.
+ */
+const resolveCommand = (step) => {
+  try {
+    const given = typeof step.command === "function" ? step.command() : step.command
+    return Array.isArray(given) ? { command: given, env: process.env } : given
+  } catch (error) {
+    return { failed: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+/** Runs one step to its end (output streamed) and says how it went. */
+const runStep = (step, options) => {
+  step.before?.()
+  const started = Date.now()
+  const resolved = resolveCommand(step)
+  if (resolved.skipped !== undefined) {
+    return { summary: { passed: 0, failed: 0, skipped: 1, problems: [resolved.skipped] }, exitCode: 0, skipped: true }
+  }
+  if (resolved.failed !== undefined) {
+    return { summary: { passed: 0, failed: 1, skipped: 0, problems: [resolved.failed] }, exitCode: 1, skipped: false }
+  }
+  const run = spawnSync(resolved.command[0], resolved.command.slice(1), {
+    stdio: options.stdio ?? "inherit",
+    env: resolved.env
+  })
+  const exitCode = run.status ?? 1
+  const summary = step.summary?.(exitCode) ??
+    { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0, problems: [] }
+  return { summary, exitCode, skipped: false, seconds: (Date.now() - started) / 1000 }
+}
+
+/**
+ * Runs every step and adds up the verdicts: a step with a `summary` contributes its test
+ * counts, any other step counts as one test.
  */
 export const runSteps = (chosen, options = {}) => {
-  const totals = { passed: 0, failed: 0, skipped: 0 };
-  const verdicts = [];
+  const totals = { passed: 0, failed: 0, skipped: 0 }
+  const verdicts = []
   for (const step of chosen) {
-    step.before?.();
-    const started = Date.now();
-    const run = spawnSync(step.command[0], step.command.slice(1), { stdio: options.stdio ?? "inherit" });
-    const exitCode = run.status ?? 1;
-    const summary = step.summary?.(exitCode)
-      ?? { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0, problems: [] };
-    const ok = exitCode === 0 && summary.failed === 0;
-    totals.passed += summary.passed;
-    totals.failed += summary.failed;
-    totals.skipped += summary.skipped;
-    verdicts.push({
-      name: step.name,
-      ok,
-      exitCode,
-      seconds: (Date.now() - started) / 1000,
-      problems: summary.problems,
-    });
+    const { exitCode, seconds = 0, skipped, summary } = runStep(step, options)
+    totals.passed += summary.passed
+    totals.failed += summary.failed
+    totals.skipped += summary.skipped
+    const ok = exitCode === 0 && summary.failed === 0
+    verdicts.push({ name: step.name, ok, skipped, exitCode, seconds, problems: summary.problems })
   }
-  return { totals, verdicts, ok: verdicts.every((verdict) => verdict.ok) };
-};
+  return { totals, verdicts, ok: verdicts.every((verdict) => verdict.ok) }
+}
+
+const verdictLine = (verdict) =>
+  verdict.skipped
+    ? `  - ${verdict.name} (skipped)`
+    : `  ${verdict.ok ? "\u2713" : "\u2717"} ${verdict.name} (exit ${verdict.exitCode}, ${
+      verdict.seconds.toFixed(0)
+    } s)`
 
 /** The report printed at the end, closing line last. */
 export const report = ({ totals, verdicts }) =>
   [
     "",
     "steps:",
-    ...verdicts.flatMap((verdict) => [
-      `  ${verdict.ok ? "\u2713" : "\u2717"} ${verdict.name} (exit ${verdict.exitCode}, ${
-        verdict.seconds.toFixed(0)
-      } s)`,
-      ...verdict.problems.map((problem) => `      ${problem}`),
-    ]),
-    closingLine(totals),
-  ].join("\n");
+    ...verdicts.flatMap((verdict) => [verdictLine(verdict), ...verdict.problems.map((problem) => `      ${problem}`)]),
+    closingLine(totals)
+  ].join("\n")
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const names = process.argv.slice(2);
-  const unknown = names.filter((name) => !steps.some((step) => step.name === name));
+  const names = process.argv.slice(2)
+  const unknown = names.filter((name) => !steps.some((step) => step.name === name))
   if (unknown.length > 0) {
-    console.error(`unknown step(s): ${unknown.join(", ")}; steps: ${steps.map((step) => step.name).join(", ")}`);
-    process.exit(2);
+    console.error(`unknown step(s): ${unknown.join(", ")}; steps: ${steps.map((step) => step.name).join(", ")}`)
+    process.exit(2)
   }
-  const outcome = runSteps(names.length === 0 ? steps : steps.filter((step) => names.includes(step.name)));
-  console.log(report(outcome));
-  process.exit(outcome.ok ? 0 : 1);
+  const outcome = runSteps(names.length === 0 ? steps : steps.filter((step) => names.includes(step.name)))
+  console.log(report(outcome))
+  process.exit(outcome.ok ? 0 : 1)
 }

@@ -28,4 +28,19 @@ describe("npm test's step runner", () => {
     assert.isFalse(outcome.ok)
     assert.deepStrictEqual(outcome.totals, { passed: 5, failed: 1, skipped: 0 })
   })
+
+  it("counts a step that cannot run here as skipped, loudly, and one whose set-up throws as failed", () => {
+    const outcome = runSteps([
+      { name: "elsewhere", command: () => ({ skipped: "needs linux-x64" }) },
+      {
+        name: "broken",
+        command: () => {
+          throw new Error("could not install")
+        }
+      }
+    ], { stdio: "ignore" })
+    assert.isFalse(outcome.ok)
+    assert.deepStrictEqual(outcome.totals, { passed: 0, failed: 1, skipped: 1 })
+    assert.match(report(outcome), /- elsewhere \(skipped\)\n {6}needs linux-x64/)
+  })
 })

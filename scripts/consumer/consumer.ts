@@ -1,0 +1,32 @@
+// A project that depends on the packed tarballs, on an Effect 3.x other than the workspace's:
+// it must type-check under strict `nodenext` and run. Argument: the fake server executable.
+import * as McpClient from "@mcp-effect/client/McpClient"
+import * as Stdio from "@mcp-effect/client/Stdio"
+import { connect, NodeMcpClient } from "@mcp-effect/node"
+import * as Effect from "effect/Effect"
+
+const fakeServer = process.argv[2]!
+
+const program = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  const tools = yield* client.listTools()
+  const result = yield* client.callTool("add", { a: 2, b: 3 }, { timeout: "10 seconds" })
+  return { tools: tools.map((tool) => tool.name), structured: result.structuredContent }
+}).pipe(
+  Effect.catchTag("RequestTimeoutError", (error) => Effect.succeed({ tools: [], structured: error.message }))
+)
+
+const viaEffect = await program.pipe(
+  Effect.provide(
+    NodeMcpClient.layer({
+      servers: [Stdio.config({ name: "fake", command: process.execPath, args: [fakeServer] })]
+    })
+  ),
+  Effect.runPromise
+)
+
+const client = await connect([process.execPath, fakeServer])
+const echoed = await client.callTool("echo", { message: "hi" })
+await client.close()
+
+console.log(JSON.stringify({ viaEffect, echoed: echoed.content }))
