@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import type { WorkerResult } from "./workers.js"
 
 /**
  * Every client the bench knows. `raw` speaks 2025-11-25, `raw-2026` speaks 2026-07-28; both
@@ -55,6 +56,9 @@ export const selfPath = fileURLToPath(new URL("./main.js", import.meta.url))
 /** The fake server of `@mcp-effect/testing` (legacy era only; tools `echo`, `blob`). @since 0.1.0 */
 export const fakeServerBin = fileURLToPath(new URL("../../testing/bundle/fake-server.js", import.meta.url))
 
+/** The CLI bundle of `@mcp-effect/cli` (`npm run build` writes it). @since 0.2.0 @category paths */
+export const cliBin = fileURLToPath(new URL("../../cli/bundle/mcp-effect.js", import.meta.url))
+
 /** The dual-era peer built on the official SDK v2 server (`stdio` or `http <port>`). @since 0.1.0 */
 export const dualEraServer = fileURLToPath(new URL("../../node/test/peers/dual-era-server.mjs", import.meta.url))
 
@@ -92,11 +96,11 @@ export const dualStdioWithReadyHook = (readyFile: string): Endpoint => ({
   env: { ...serverEnv, BENCH_READY_FILE: readyFile }
 })
 
+/** User + system CPU of a `process.cpuUsage()` reading, in ms. @since 0.2.0 @category utils */
+export const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000
+
 /** @since 0.1.0 */
-export const cpuMsSince = (start: NodeJS.CpuUsage): number => {
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / 1000
-}
+export const cpuMsSince = (start: NodeJS.CpuUsage): number => cpuMs(process.cpuUsage(start))
 
 /**
  * CPU time (user + system, ms) used so far by this process's live child processes (the servers),
@@ -267,5 +271,147 @@ export const startHttpServer = async (): Promise<{ readonly url: string; readonl
         await within(exited, 3000, "HTTP server stop").catch(() => child.kill("SIGKILL"))
       }
     }
+  }
+}
+
+/**
+ * What {@link runProcess} saw of one child process.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProcessOutcome {
+  /** From just before `spawn` to the child's `exit` event, ms. */
+  readonly wallMs: number
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  /** The end of stderr, without Node's `MaxListenersExceededWarning` lines. */
+  readonly stderrTail: string
+  /** Lines of `MaxListenersExceededWarning` on stderr. */
+  readonly warnings: number
+  readonly timedOut: boolean
+  /** Why the process could not be started, if it could not. */
+  readonly startError?: string | undefined
+}
+
+let running: ChildProcess | undefined
+
+const killGroup = (child: ChildProcess) => {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+  } catch {
+    child.kill("SIGKILL")
+  }
+}
+
+/**
+ * Kills the process {@link runProcess} is waiting for, with its process group (for a signal
+ * handler of the parent).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const killRunning = (): void => {
+  if (running !== undefined) killGroup(running)
+}
+
+/** Collects stderr: counts `MaxListenersExceededWarning` lines, keeps the tail of the rest. */
+const stderrCollector = () => {
+  let tail = ""
+  let warnings = 0
+  let partial = ""
+  return {
+    onData: (chunk: string) => {
+      const lines = (partial + chunk).split("\n")
+      partial = lines.pop() ?? ""
+      for (const line of lines) {
+        if (line.includes("MaxListenersExceededWarning")) warnings++
+        else if (line.trim() !== "" && !line.includes("--trace-warnings")) tail = (tail + line + "\n").slice(-2000)
+      }
+    },
+    tail: () => (tail + partial).trim(),
+    warnings: () => warnings
+  }
+}
+
+/**
+ * Runs `node <args>` to its end, one at a time, as the leader of a process group of its own (so
+ * a stuck one goes down with its servers after `timeoutMs`), and times it from spawn to exit.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const runProcess = (
+  args: ReadonlyArray<string>,
+  options: { readonly timeoutMs: number; readonly env?: NodeJS.ProcessEnv | undefined }
+): Promise<ProcessOutcome> =>
+  new Promise((resolve) => {
+    const began = performance.now()
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], detached: true, env: options.env })
+    running = child
+    let stdout = ""
+    let exitedAt: number | undefined
+    const stderr = stderrCollector()
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding("utf8").on("data", stderr.onData)
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup(child)
+    }, options.timeoutMs)
+    const finish = (code: number | null, signal: NodeJS.Signals | null, startError?: string) => {
+      clearTimeout(timer)
+      running = undefined
+      const wallMs = (exitedAt ?? performance.now()) - began
+      resolve({
+        wallMs,
+        code,
+        signal,
+        stdout,
+        stderrTail: stderr.tail(),
+        warnings: stderr.warnings(),
+        timedOut,
+        startError
+      })
+    }
+    child.on("exit", () => {
+      exitedAt = performance.now()
+    })
+    child.on("error", (error) => finish(null, null, error.message))
+    child.on("close", (code, signal) => finish(code, signal))
+  })
+
+/**
+ * Why a process gave no result: it could not start, timed out, or ended without one (with the
+ * last line of its stderr).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const processFailure = (outcome: ProcessOutcome): string => {
+  if (outcome.startError !== undefined) return `could not start: ${outcome.startError}`
+  const why = outcome.timedOut
+    ? `timed out after ${(outcome.wallMs / 1000).toFixed(0)} s`
+    : `ended with ${outcome.signal ?? `code ${outcome.code}`}`
+  const detail = outcome.stderrTail.split("\n").pop() ?? ""
+  return detail === "" ? why : `${why}: ${detail.slice(0, 160)}`
+}
+
+/**
+ * The {@link WorkerResult} a worker process printed as its last line of stdout, or a failed one
+ * that says why there is none.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const workerResultOf = (outcome: ProcessOutcome): WorkerResult => {
+  const last = outcome.stdout.trim().split("\n").pop() ?? ""
+  try {
+    return JSON.parse(last) as WorkerResult
+  } catch {
+    return { ok: false, error: processFailure(outcome) }
   }
 }

@@ -8,19 +8,31 @@
  * - HTTP `tools/call echo` with 32 requests in flight against the dual-era SDK v2 server on
  *   loopback: calls/s, client CPU per call, and warm connect time;
  * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS;
- * - stdio connect → first `tools/list`.
+ * - stdio connect → first `tools/list`;
+ * - first contact (`first-contact.ts`), every figure from a fresh process, against the fake
+ *   server: import CPU and wall of the package a user imports; a one-shot process (import,
+ *   connect, one `echo`, close, exit by itself) timed from spawn to exit, with its own CPU; RSS
+ *   after connect and after 1,000 calls; our CLI bundle's `--version` and one-shot `call echo`;
+ *   with the project's targets for each, marked met or not.
  *
- * Every run is a worker process of its own, so `process.cpuUsage` measures one client only; the
- * parent interleaves the clients in rounds (order rotated) and prints medians, and ratios as
- * medians of ratios paired within a round (absolute figures drift between runs; ratios hold).
- * A client that fails a benchmark is reported as `failed: <reason>`; the bench still exits 0.
+ * Every run is a process of its own (a worker; first contact: a few fresh processes), so
+ * `process.cpuUsage` measures one client only; the parent interleaves the clients in rounds
+ * (order rotated) and prints medians, and ratios as medians of ratios paired within a round
+ * (absolute figures drift between runs; ratios hold). A client that fails a benchmark is
+ * reported as `failed: <reason>`; the bench still exits 0.
  *
  *   node packages/bench/dist/main.js [--quick]
- *     env BENCH_ROUNDS (every benchmark; default 3 for stdio echo, 2 for the others), BENCH_CALLS /
- *     BENCH_WARMUP (stdio echo, default 5000 / 1000), BENCH_HTTP_CALLS (default 300: the SDK v2
- *     server spends several ms of CPU per HTTP request, so HTTP is server-bound), BENCH_ONLY (comma-separated benchmark ids:
- *     stdio-echo, http, stdio-8mib, stdio-32mib, stdio-connect), BENCH_STDIO_SERVER=dual (stdio
- *     echo against the SDK v2 server instead of the fake one); `--quick`: small counts, 1 round.
+ *     env BENCH_ROUNDS (every benchmark; default 3 for stdio echo, 5 for first contact, 2 for the
+ *     others), BENCH_CALLS / BENCH_WARMUP (stdio echo, default 5000 / 1000), BENCH_HTTP_CALLS
+ *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
+ *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
+ *     with: stdio-echo, http, stdio-8mib, stdio-32mib, stdio-connect, first-contact, validation),
+ *     BENCH_STDIO_SERVER=dual (stdio echo against the SDK v2 server instead of the fake one),
+ *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
+ *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
+ *     contact: 100 calls), 1 round.
+ *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
+ *     one fresh process of the first-contact benchmark; prints one JSON line.
  *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect
  *       --client ours|ours-promise|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
@@ -31,7 +43,6 @@
  * @since 0.1.0
  */
 import { isClientName } from "./common.js"
-import { parent } from "./parent.js"
 import type { Params } from "./workers.js"
 import { runWorker, workerNames } from "./workers.js"
 
@@ -56,7 +67,8 @@ const worker = async (name: string): Promise<void> => {
 
 const main = async (): Promise<void> => {
   const name = flag("--worker")
-  if (name === undefined) return parent(process.argv.includes("--quick"))
+  // Loaded only by the parent: a worker measures its client, not the bench's own modules.
+  if (name === undefined) return (await import("./parent.js")).parent(process.argv.includes("--quick"))
   return worker(name)
 }
 

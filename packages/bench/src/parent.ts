@@ -1,28 +1,39 @@
 /**
  * The parent of `npm run bench`: runs every benchmark as one worker process per client and
- * round (order rotated each round, never two workers at once), prints a table per benchmark and
- * a summary of paired ratios (the median over rounds of ours ÷ peer within the same round).
+ * round (first contact: a few fresh processes; order rotated each round, never two processes at
+ * once), prints a table per benchmark with its targets, and a summary of paired ratios (the
+ * median over rounds of ours ÷ peer within the same round).
  *
  * @since 0.1.0
  */
-import { spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
 import * as os from "node:os"
 import type { ClientName } from "./common.js"
-import { dualEraServer, fakeServerBin, labels, median, selfPath } from "./common.js"
+import {
+  dualEraServer,
+  fakeServerBin,
+  killRunning,
+  labels,
+  median,
+  runProcess,
+  selfPath,
+  workerResultOf
+} from "./common.js"
+import * as FirstContact from "./first-contact.js"
 import { validationBench } from "./validation.js"
 import type { Params, WorkerName, WorkerResult } from "./workers.js"
 
 const MiB = 1024 * 1024
 
-interface Column {
+/** A column of a benchmark's table: one metric of the runs. @since 0.2.0 @category models */
+export interface Column {
   readonly header: string
   readonly key: string
   readonly digits: number
   readonly scale?: number
 }
 
-interface RatioMetric {
+/** A metric the summary compares, ours ÷ each peer. @since 0.2.0 @category models */
+export interface RatioMetric {
   readonly label: string
   readonly key: string
   readonly better: "higher" | "lower"
@@ -30,25 +41,50 @@ interface RatioMetric {
   readonly rawTarget?: number
 }
 
-interface Spec {
+/**
+ * A goal for ours, judged after the benchmark's table: the median of ours's metric over the
+ * rounds or, with `peer`, the median of ours ÷ peer paired within a round; met when at most
+ * `max` (below it, with `strict`). Without `max`, the figure is shown for information.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Target {
+  readonly label: string
+  readonly key: string
+  readonly peer?: ClientName
+  readonly max?: number
+  readonly strict?: boolean
+  readonly unit: "×" | "ms"
+}
+
+/** What measuring one client once gives. @since 0.2.0 @category models */
+export interface Measured {
+  readonly result: WorkerResult
+  /** Lines of `MaxListenersExceededWarning` the processes printed. */
+  readonly warnings: number
+  readonly seconds: number
+}
+
+/** @since 0.2.0 @category models */
+export interface Run extends Measured {
+  readonly client: ClientName
+  readonly round: number
+}
+
+/** One benchmark: how to measure a client, and how to report it. @since 0.2.0 @category models */
+export interface Spec {
   readonly id: string
   readonly title: string
-  readonly worker: WorkerName
+  /** The worker of `main.ts --worker` to run, or a function that measures one client itself. */
+  readonly worker: WorkerName | ((client: ClientName) => Promise<Measured>)
   readonly params: Params
   readonly clients: ReadonlyArray<ClientName>
   readonly rounds: number
   readonly columns: ReadonlyArray<Column>
   readonly ratios: ReadonlyArray<RatioMetric>
+  readonly targets?: ReadonlyArray<Target>
   readonly notes?: ReadonlyArray<string>
-}
-
-interface Run {
-  readonly client: ClientName
-  readonly round: number
-  readonly result: WorkerResult
-  /** Lines of `MaxListenersExceededWarning` the worker printed. */
-  readonly warnings: number
-  readonly seconds: number
 }
 
 const positiveInt = (name: string, fallback: number): number => {
@@ -173,78 +209,29 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         "'serving stdio' (a preloaded hook notes the time) to the first tools/list answered (v2-auto's",
         "probe runs on a second, earlier server process: its total includes that one's start-up too)"
       ]
-    }
+    },
+    FirstContact.spec({ quick, rounds: rounds(5) })
   ]
 }
 
 const WORKER_TIMEOUT_MS = 150_000
 
-/** Each worker leads a process group of its own, so a stuck one goes down with its servers. */
-let current: ChildProcess | undefined
-const killGroup = (child: ChildProcess) => {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-  } catch {
-    child.kill("SIGKILL")
-  }
-}
 const onSignal = (signal: NodeJS.Signals) => {
-  if (current !== undefined) killGroup(current)
+  killRunning()
   process.exit(signal === "SIGINT" ? 130 : 143)
 }
 
-const runOne = (spec: Spec, client: ClientName, round: number): Promise<Run> =>
-  new Promise((resolve) => {
-    const began = performance.now()
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", selfPath, "--worker", spec.worker, "--client", client, "--params", JSON.stringify(spec.params)],
-      { stdio: ["ignore", "pipe", "pipe"], detached: true }
-    )
-    current = child
-    let output = ""
-    let errTail = ""
-    let warnings = 0
-    let partial = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk
-    })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      const lines = (partial + chunk).split("\n")
-      partial = lines.pop() ?? ""
-      for (const line of lines) {
-        if (line.includes("MaxListenersExceededWarning")) warnings++
-        else if (line.trim() !== "" && !line.includes("--trace-warnings")) {
-          errTail = (errTail + line + "\n").slice(-2000)
-        }
-      }
-    })
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      killGroup(child)
-    }, WORKER_TIMEOUT_MS)
-    const finish = (result: WorkerResult) =>
-      resolve({ client, round, result, warnings, seconds: (performance.now() - began) / 1000 })
-    child.on("error", (error) => {
-      clearTimeout(timer)
-      finish({ ok: false, error: `could not start the worker: ${error.message}` })
-    })
-    child.on("close", (code, signal) => {
-      clearTimeout(timer)
-      current = undefined
-      const last = output.trim().split("\n").pop() ?? ""
-      try {
-        return finish(JSON.parse(last) as WorkerResult)
-      } catch {
-        const why = timedOut
-          ? `timed out after ${WORKER_TIMEOUT_MS / 1000} s`
-          : `worker ended with ${signal ?? `code ${code}`}`
-        const detail = errTail.trim().split("\n").pop() ?? ""
-        finish({ ok: false, error: detail === "" ? why : `${why}: ${detail.slice(0, 160)}` })
-      }
-    })
-  })
+/** One `main.ts --worker` process for `client`. */
+const inWorker = async (worker: WorkerName, params: Params, client: ClientName): Promise<Measured> => {
+  const outcome = await runProcess(
+    ["--expose-gc", selfPath, "--worker", worker, "--client", client, "--params", JSON.stringify(params)],
+    { timeoutMs: WORKER_TIMEOUT_MS }
+  )
+  return { result: workerResultOf(outcome), warnings: outcome.warnings, seconds: outcome.wallMs / 1000 }
+}
+
+const measure = (spec: Spec, client: ClientName): Promise<Measured> =>
+  typeof spec.worker === "function" ? spec.worker(client) : inWorker(spec.worker, spec.params, client)
 
 const pad = (cell: string, width: number, left: boolean) => left ? cell.padEnd(width) : cell.padStart(width)
 const row = (cells: ReadonlyArray<string>, widths: ReadonlyArray<number>): string =>
@@ -264,6 +251,10 @@ const widthsOf = (spec: Spec) => [22, 10, ...spec.columns.map((c) => Math.max(9,
 const metricOf = (run: Run | undefined, key: string): number | undefined =>
   run !== undefined && run.result.ok ? run.result.metrics[key] : undefined
 
+/** The median of a metric over the runs that have it. */
+const medianOf = (runs: ReadonlyArray<Run>, key: string): number =>
+  median(runs.flatMap((run) => metricOf(run, key) ?? []))
+
 const runSpec = async (spec: Spec): Promise<ReadonlyArray<Run>> => {
   console.log(`\n=== ${spec.title}`)
   console.log(
@@ -276,7 +267,7 @@ const runSpec = async (spec: Spec): Promise<ReadonlyArray<Run>> => {
     console.log(`  round ${round + 1}/${spec.rounds}   ${header}`)
     const order = spec.clients.map((_, i) => spec.clients[(i + round) % spec.clients.length]!)
     for (const client of order) {
-      const run = await runOne(spec, client, round)
+      const run: Run = { client, round, ...(await measure(spec, client)) }
       runs.push(run)
       const cells = runCells(spec, run)
       const line = run.result.ok
@@ -284,13 +275,15 @@ const runSpec = async (spec: Spec): Promise<ReadonlyArray<Run>> => {
         : `${pad(cells[0]!, widths[0]!, true)}  ${cells.slice(1).join("  ")}`
       const extra = [
         run.warnings > 0 ? `${run.warnings} MaxListenersExceeded warnings` : "",
-        run.seconds > 20 ? `${run.seconds.toFixed(0)} s` : ""
+        run.seconds > 20 ? `${run.seconds.toFixed(0)} s` : "",
+        run.result.ok ? run.result.info?.failed ?? "" : ""
       ].filter((s) => s !== "").join(", ")
       console.log(`               ${line}${extra === "" ? "" : `  (${extra})`}`)
     }
   }
   if (spec.rounds > 1) printMedians(spec, runs, header, widths)
   for (const note of spec.notes ?? []) console.log(`  note: ${note}`)
+  printTargets(spec, runs)
   return runs
 }
 
@@ -308,7 +301,7 @@ const printMedians = (spec: Spec, runs: ReadonlyArray<Run>, header: string, widt
       )
       continue
     }
-    const cells = spec.columns.map((c) => format(median(ok.map((r) => metricOf(r, c.key) ?? Number.NaN)), c))
+    const cells = spec.columns.map((c) => format(medianOf(ok, c.key), c))
     const extra = [
       failures.length > 0 ? `${failures.length} of ${mine.length} runs failed` : "",
       mine.some((r) => r.warnings > 0)
@@ -320,11 +313,12 @@ const printMedians = (spec: Spec, runs: ReadonlyArray<Run>, header: string, widt
 }
 
 // ---------------------------------------------------------------------------------------------
-// Summary
+// Paired ratios: the targets of a benchmark, and the summary
 // ---------------------------------------------------------------------------------------------
 
 const comparedPeers = ["v1", "v2-legacy", "v2-auto", "raw"] as const
 type ComparedPeer = typeof comparedPeers[number]
+const oursVariants = ["ours", "ours-promise"] as const
 
 interface Cell {
   readonly text: string
@@ -337,6 +331,46 @@ const rawFor = (spec: Spec, ours: Run | undefined): ClientName =>
     ? "raw-2026"
     : "raw"
 
+interface Paired {
+  /** ours ÷ peer, one per round where both have the metric. */
+  readonly ratios: ReadonlyArray<number>
+  readonly oursFailed: number
+  readonly peerFailed: number
+  readonly peerError: string
+  /** Rounds in which the peer has the metric at all (the raw loop has no import, for one). */
+  readonly peerMeasured: number
+}
+
+/** ours ÷ peer within each round (a peer that ran but has no such metric is not a failure). */
+const pairedRatios = (
+  spec: Spec,
+  runs: ReadonlyArray<Run>,
+  ours: ClientName,
+  peer: ClientName,
+  key: string
+): Paired => {
+  const ratios: Array<number> = []
+  let oursFailed = 0
+  let peerFailed = 0
+  let peerError = ""
+  let peerMeasured = 0
+  for (let round = 0; round < spec.rounds; round++) {
+    const mine = runs.find((r) => r.client === ours && r.round === round)
+    const peerName = peer === "raw" ? rawFor(spec, mine) : peer
+    const theirs = runs.find((r) => r.client === peerName && r.round === round)
+    const a = metricOf(mine, key)
+    const b = metricOf(theirs, key)
+    if (a === undefined) oursFailed++
+    if (b !== undefined) peerMeasured++
+    if (b === undefined && theirs?.result.ok !== true) {
+      peerFailed++
+      if (theirs?.result.ok === false) peerError = theirs.result.error
+    }
+    if (a !== undefined && b !== undefined && b !== 0) ratios.push(a / b)
+  }
+  return { ratios, oursFailed, peerFailed, peerError, peerMeasured }
+}
+
 const ratioCell = (
   spec: Spec,
   runs: ReadonlyArray<Run>,
@@ -344,24 +378,9 @@ const ratioCell = (
   peer: ComparedPeer,
   metric: RatioMetric
 ): Cell => {
-  const ratios: Array<number> = []
-  let oursFailed = 0
-  let peerFailed = 0
-  let peerError = ""
-  for (let round = 0; round < spec.rounds; round++) {
-    const mine = runs.find((r) => r.client === ours && r.round === round)
-    const peerName = peer === "raw" ? rawFor(spec, mine) : peer
-    const theirs = runs.find((r) => r.client === peerName && r.round === round)
-    const a = metricOf(mine, metric.key)
-    const b = metricOf(theirs, metric.key)
-    if (a === undefined) oursFailed++
-    if (b === undefined) {
-      peerFailed++
-      if (theirs?.result.ok === false) peerError = theirs.result.error
-    }
-    if (a !== undefined && b !== undefined && b !== 0) ratios.push(a / b)
-  }
+  const { oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(spec, runs, ours, peer, metric.key)
   if (ratios.length === 0) {
+    if (peerMeasured === 0 && peerFailed === 0) return { text: "-", behind: false }
     if (oursFailed > 0) return { text: "ours failed", behind: true }
     return { text: peerFailed > 0 ? `${peer} failed${peerError === "" ? "" : "*"}` : "-", behind: false }
   }
@@ -377,6 +396,28 @@ const ratioCell = (
   return { text: `×${r.toFixed(2)}${mark}`, behind: peer !== "raw" && worse }
 }
 
+const targetValue = (spec: Spec, runs: ReadonlyArray<Run>, ours: ClientName, target: Target): number =>
+  target.peer === undefined
+    ? medianOf(runs.filter((r) => r.client === ours), target.key)
+    : median(pairedRatios(spec, runs, ours, target.peer, target.key).ratios)
+
+const verdict = (value: number, target: Target): string => {
+  if (target.max === undefined) return "(information)"
+  if (Number.isNaN(value)) return "not measured"
+  return (target.strict === true ? value < target.max : value <= target.max) ? "met" : "NOT MET"
+}
+
+const printTargets = (spec: Spec, runs: ReadonlyArray<Run>) => {
+  const ours = oursVariants.find((o) => spec.clients.includes(o))
+  if (spec.targets === undefined || ours === undefined) return
+  console.log(`  targets for ${labels[ours]} (× = median of ours ÷ peer paired within a round):`)
+  for (const target of spec.targets) {
+    const value = targetValue(spec, runs, ours, target)
+    const shown = Number.isNaN(value) ? "-" : target.unit === "×" ? `×${value.toFixed(2)}` : `${value.toFixed(0)} ms`
+    console.log(`    ${pad(target.label, 46, true)} ${pad(shown, 8, false)}  ${verdict(value, target)}`)
+  }
+}
+
 const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly runs: ReadonlyArray<Run> }>) => {
   console.log("\n=== summary: ours ÷ peer, median of ratios paired within a round")
   console.log("    calls/s: > 1 means ours is faster; every other metric is a cost: < 1 means ours is cheaper")
@@ -384,12 +425,12 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
   console.log(`  ${row(["benchmark", "ours", "vs v1", "vs v2-legacy", "vs v2-auto", "vs raw (same era)"], widths)}`)
   const behind = new Map<string, Array<string>>()
   for (const { runs, spec } of results) {
+    const variants = oursVariants.filter((ours) => spec.clients.includes(ours))
     for (const metric of spec.ratios) {
-      for (const ours of ["ours", "ours-promise"] as const) {
-        if (!spec.clients.includes(ours)) continue
+      for (const ours of variants) {
         const cells = comparedPeers.map((peer) => ratioCell(spec, runs, ours, peer, metric))
         const better = metric.better === "higher" ? "↑" : "↓"
-        const label = ours === "ours" ? `${metric.label} ${better}` : ""
+        const label = ours === variants[0] ? `${metric.label} ${better}` : ""
         console.log(
           `  ${row([label, ours === "ours" ? "Effect loop" : "Promise", ...cells.map((c) => c.text)], widths)}`
         )
@@ -427,7 +468,7 @@ export const parent = async (quick: boolean): Promise<void> => {
   const specs = buildSpecs(quick).filter((spec) => only.length === 0 || only.some((o) => spec.id.startsWith(o)))
   const cpus = os.cpus()
   const load = () => os.loadavg().map((n) => n.toFixed(2)).join(" ")
-  console.log(`mcp-effect bench${quick ? " (--quick)" : ""}: one worker process per client per round`)
+  console.log(`mcp-effect bench${quick ? " (--quick)" : ""}: fresh processes per client per round`)
   console.log(`servers  ${fakeServerBin} (fake, legacy era)`)
   console.log(`         ${dualEraServer} (dual-era, @modelcontextprotocol/server 2.4.0)`)
   console.log(

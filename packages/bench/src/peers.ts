@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { ClientName, Endpoint } from "./common.js"
 
 /** @since 0.1.0 */
@@ -99,35 +100,40 @@ const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
   }
 }
 
-const openV1 = async (endpoint: Endpoint): Promise<Session> => {
-  const [{ Client: V1Client }, { StdioClientTransport: V1StdioTransport }, {
-    StreamableHTTPClientTransport: V1HttpTransport
-  }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js")
-  ])
-  const client = new V1Client(clientInfo)
+/** Connects over stdio; resolves with the negotiated version. */
+const connectV1Stdio = async (client: V1Client, endpoint: Extract<Endpoint, { kind: "stdio" }>): Promise<string> => {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js")
+  const transport = new StdioClientTransport({
+    command: endpoint.command,
+    args: [...endpoint.args],
+    env: endpoint.env,
+    stderr: "ignore"
+  })
   let era = "?"
-  if (endpoint.kind === "stdio") {
-    const transport = new V1StdioTransport({
-      command: endpoint.command,
-      args: [...endpoint.args],
-      env: endpoint.env,
-      stderr: "ignore"
-    })
-    // The stdio transport does not keep the negotiated version; the client hands it over here.
-    Object.assign(transport, {
-      setProtocolVersion: (version: string) => {
-        era = version
-      }
-    })
-    await client.connect(transport)
-  } else {
-    const transport = new V1HttpTransport(new URL(endpoint.url))
-    await client.connect(transport)
-    era = transport.protocolVersion ?? "?"
-  }
+  // The stdio transport does not keep the negotiated version; the client hands it over here.
+  Object.assign(transport, {
+    setProtocolVersion: (version: string) => {
+      era = version
+    }
+  })
+  await client.connect(transport)
+  return era
+}
+
+const connectV1Http = async (client: V1Client, url: string): Promise<string> => {
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+  const transport = new StreamableHTTPClientTransport(new URL(url))
+  await client.connect(transport)
+  return transport.protocolVersion ?? "?"
+}
+
+const openV1 = async (endpoint: Endpoint): Promise<Session> => {
+  // Each transport's module is loaded only when used, as a user's program would.
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
+  const client = new Client(clientInfo)
+  const era = endpoint.kind === "stdio"
+    ? await connectV1Stdio(client, endpoint)
+    : await connectV1Http(client, endpoint.url)
   const callTool = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args })
   return {
     era,
@@ -139,11 +145,12 @@ const openV1 = async (endpoint: Endpoint): Promise<Session> => {
 }
 
 const openV2 = async (endpoint: Endpoint, mode: "legacy" | "auto"): Promise<Session> => {
-  const [{ Client: V2Client, StreamableHTTPClientTransport: V2HttpTransport }, {
-    StdioClientTransport: V2StdioTransport
-  }] = await Promise.all([import("@modelcontextprotocol/client"), import("@modelcontextprotocol/client/stdio")])
+  const { Client: V2Client, StreamableHTTPClientTransport: V2HttpTransport } = await import(
+    "@modelcontextprotocol/client"
+  )
   const client = new V2Client(clientInfo, { versionNegotiation: { mode } })
   if (endpoint.kind === "stdio") {
+    const { StdioClientTransport: V2StdioTransport } = await import("@modelcontextprotocol/client/stdio")
     await client.connect(
       new V2StdioTransport({ command: endpoint.command, args: [...endpoint.args], env: endpoint.env, stderr: "ignore" })
     )

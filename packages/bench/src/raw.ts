@@ -8,7 +8,6 @@
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
-import { Agent } from "undici"
 import type { Endpoint } from "./common.js"
 
 /** @since 0.1.0 */
@@ -125,6 +124,8 @@ const parseBody = (text: string, contentType: string): RpcMessage => {
 }
 
 const openHttp = async (url: string, era: RawEra): Promise<RawSession> => {
+  // Loaded here, so that a stdio session (the first-contact one-shot) does not load undici.
+  const { Agent } = await import("undici")
   const target = new URL(url)
   const origin = target.origin
   const path = target.pathname + target.search

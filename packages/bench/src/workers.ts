@@ -33,7 +33,7 @@ export type WorkerName = typeof workerNames[number]
 
 /** @since 0.1.0 */
 export interface Params {
-  /** stdio-echo: measured calls; http: measured calls. */
+  /** stdio-echo: measured calls; http: measured calls; first-contact: calls before the second RSS reading. */
   readonly calls?: number
   readonly warmup?: number
   /** http: requests outstanding at once. */
@@ -58,13 +58,15 @@ export type WorkerResult =
   }
   | { readonly ok: false; readonly era?: string; readonly error: string }
 
-const echoArgs = { message: "hi" }
+/** The arguments of every `echo` call; its result's text is the message. @since 0.2.0 @category constants */
+export const echoArgs = { message: "hi" }
 const CALL_TIMEOUT_MS = 60_000
 
 const textOf = (result: unknown): unknown =>
   (result as { readonly content?: ReadonlyArray<{ readonly text?: unknown }> } | undefined)?.content?.[0]?.text
 
-const checkEcho = (result: unknown): void => {
+/** Throws unless `result` is the answer to an `echo` of {@link echoArgs}. @since 0.2.0 @category utils */
+export const checkEcho = (result: unknown): void => {
   if (textOf(result) !== "hi") throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 200)}`)
 }
 
