@@ -1,6 +1,6 @@
 /**
- * `McpClientLive`: the servers come from an `mcpServers` JSON file named by `MCP_CONFIG`
- * (default `./mcp.json`).
+ * `McpClientLive`: the servers come from the configuration file named by `MCP_CONFIG` (else
+ * `./.mcp.json`, else `./mcp.json`; see docs/config.md).
  *
  * @since 0.1.0
  */

@@ -1,16 +1,15 @@
 /**
  * The `mcp-effect` command: inspect and call MCP servers from a terminal.
  *
- *   mcp-effect [demo] [--target <target>]...
- *   mcp-effect tools | prompts | resources [--target <target>]... [--server <name>]
- *   mcp-effect call <tool> --args '{"message":"hi"}' [--target <target>]... [--server <name>]
- *   mcp-effect get-prompt <name> --args '{"name":"Ada"}' | read <uri>
- *   mcp-effect tools --target https://example.com/mcp --oauth [--oauth-storage <file>] [--no-browser]
+ *   mcp-effect servers | tools | prompts | resources [--config FILE|HOST] [--target T]... [--server NAME] [--json]
+ *   mcp-effect call [server.]tool key=value ... [--args JSON] [--allow-tool-errors]
+ *   mcp-effect get-prompt NAME key=value ... | read URI | listen --tools ... | demo
  *
- * A target is a URL, a command line (`npx -y @modelcontextprotocol/server-everything stdio`),
- * or `stdio://command args`; without one, commands talk to the embedded demo server. With
- * `--oauth`, URL targets that challenge run the OAuth browser flow; tokens are kept in a 0600
- * file under the user's configuration directory (or `--oauth-storage`).
+ * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file,
+ * or a host: `claude`, `claude-code`, `cursor`, `vscode`, `windsurf`); without either, from
+ * `$MCP_CONFIG`, `./.mcp.json` or `./mcp.json`; without a configuration, from the embedded demo
+ * server, which stderr says. Exit status: 0 ok, 1 error, 2 usage, 130 interrupted.
+ * `docs/cli.md` has the details.
  *
  * @since 0.1.0
  */
@@ -18,46 +17,64 @@ import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
+import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import * as McpError from "@mcp-effect/client/McpError"
+import type * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
-import * as Target from "@mcp-effect/client/Target"
-import * as NodeOAuth from "@mcp-effect/node/NodeOAuth"
-import * as Cause from "effect/Cause"
+import type * as Target from "@mcp-effect/client/Target"
+import type * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Demo from "./Demo.js"
+import * as Arguments from "./internal/arguments.js"
+import * as Diagnostics from "./internal/diagnostics.js"
+import * as errors from "./internal/errors.js"
 import * as format from "./internal/format.js"
+import * as Help from "./internal/help.js"
+import * as Listen from "./internal/listen.js"
+import * as Output from "./internal/output.js"
 import { withProgress } from "./internal/progress.js"
+import * as Servers from "./internal/servers.js"
+import * as Status from "./internal/status.js"
 import { version } from "./version.js"
 
 /**
- * The command line could not be used: `--args` that is not a JSON object, for instance.
+ * The command line could not be used: `--args` that is not a JSON object, for instance. Exits
+ * with 2.
  *
  * @since 0.1.0
  * @category errors
  */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+export const UsageError: typeof errors.UsageError = errors.UsageError
 
 /**
- * A tool answered with `isError: true`; its content was printed, and the command exits with 1.
+ * @since 0.1.0
+ * @category errors
+ */
+export type UsageError = errors.UsageError
+
+/**
+ * A tool answered with `isError: true`; its content was printed, and the command exits with 1
+ * (unless `--allow-tool-errors`).
  *
  * @since 0.1.0
  * @category errors
  */
-export class ToolResultError extends Data.TaggedError("ToolResultError")<{
-  readonly tool: string
-  readonly message: string
-}> {}
+export const ToolResultError: typeof errors.ToolResultError = errors.ToolResultError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ToolResultError = errors.ToolResultError
 
 /**
  * Everything a command can fail with; each is printed as `error: <_tag>: <message>`.
@@ -65,7 +82,7 @@ export class ToolResultError extends Data.TaggedError("ToolResultError")<{
  * @since 0.1.0
  * @category models
  */
-export type CliError = McpError.McpError | UsageError | ToolResultError
+export type CliError = McpError.McpError | UsageError | ToolResultError | errors.UnavailableError
 
 /**
  * What the commands need from the platform (provided by `NodeMcpClient.platform`).
@@ -83,49 +100,14 @@ export type Environment = CliApp.CliApp.Environment | Target.Requirements
  */
 export interface CommonOptions {
   readonly target: ReadonlyArray<string>
+  readonly config: Option.Option<string>
   readonly server: Option.Option<string>
+  readonly json: boolean
   readonly timeout: Option.Option<number>
   readonly verbose: boolean
   readonly oauth: boolean
   readonly oauthStorage: Option.Option<string>
   readonly noBrowser: boolean
-}
-
-const common = {
-  target: Options.text("target").pipe(
-    Options.withAlias("t"),
-    Options.withDescription(
-      "server to connect to: a URL, a command line or stdio://…; repeat for several servers " +
-        "(default: the embedded demo server)"
-    ),
-    Options.repeated
-  ),
-  server: Options.text("server").pipe(
-    Options.withAlias("s"),
-    Options.withDescription("route the request to the server of this name"),
-    Options.optional
-  ),
-  timeout: Options.integer("timeout").pipe(
-    Options.withDescription("request timeout in milliseconds (default: the server's read timeout)"),
-    Options.optional
-  ),
-  verbose: Options.boolean("verbose").pipe(
-    Options.withAlias("v"),
-    Options.withDescription("log debug lines (server stderr, protocol details) to stderr")
-  ),
-  oauth: Options.boolean("oauth").pipe(
-    Options.withDescription(
-      "authorize with OAuth when a URL target asks for it: the authorization URL is printed and " +
-        "opened in the browser, a loopback server receives the callback"
-    )
-  ),
-  oauthStorage: Options.file("oauth-storage").pipe(
-    Options.withDescription("with --oauth: the token file (default: mcp-effect/oauth.json in the user's config dir)"),
-    Options.optional
-  ),
-  noBrowser: Options.boolean("no-browser").pipe(
-    Options.withDescription("with --oauth: print the authorization URL without opening a browser")
-  )
 }
 
 /**
@@ -134,9 +116,31 @@ const common = {
  * @since 0.1.0
  * @category models
  */
-export interface OAuthOptions {
-  readonly storage?: string | undefined
-  readonly openBrowser?: boolean | undefined
+export type OAuthOptions = Servers.OAuthOptions
+
+// Descriptions are for @effect/cli's completions; `--help` prints internal/help.ts.
+const common = {
+  target: Options.text("target").pipe(
+    Options.withAlias("t"),
+    Options.withDescription("a URL, a command line or stdio://…; repeatable"),
+    Options.repeated
+  ),
+  config: Options.text("config").pipe(
+    Options.withAlias("c"),
+    Options.withDescription("a configuration file, or a host: claude, claude-code, cursor, vscode, windsurf"),
+    Options.optional
+  ),
+  server: Options.text("server").pipe(
+    Options.withAlias("s"),
+    Options.withDescription("use only the server of this name"),
+    Options.optional
+  ),
+  json: Options.boolean("json").pipe(Options.withDescription("one JSON document on stdout")),
+  timeout: Options.integer("timeout").pipe(Options.withDescription("request timeout in ms"), Options.optional),
+  verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("debug lines on stderr")),
+  oauth: Options.boolean("oauth").pipe(Options.withDescription("sign in with OAuth when a URL target asks")),
+  oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
+  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only"))
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -145,12 +149,7 @@ const jsonArgs = Options.text("args").pipe(
   Options.withDefault("{}")
 )
 
-const uniqueName = (base: string, taken: Set<string>): string => {
-  if (!taken.has(base)) return base
-  let n = 2
-  while (taken.has(`${base}-${n}`)) n++
-  return `${base}-${n}`
-}
+const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
 
 /**
  * Server configurations for the targets (names made unique: `node`, `node-2`, …), or the
@@ -162,29 +161,14 @@ const uniqueName = (base: string, taken: Set<string>): string => {
 export const configs = (
   targets: ReadonlyArray<string>,
   oauth?: OAuthOptions | undefined
-): Effect.Effect<ReadonlyArray<ServerConfig<Target.Requirements>>, McpError.ConfigError, HttpClient.HttpClient> =>
-  targets.length === 0
-    ? oauth === undefined
-      ? Effect.map(Demo.server, (config) => [config])
-      : Effect.fail(new McpError.ConfigError({ message: "--oauth needs a URL --target" }))
-    : Effect.gen(function*() {
-      if (oauth !== undefined && !targets.some((target) => Target.detect(target).transport !== "stdio")) {
-        return yield* new McpError.ConfigError({ message: "--oauth applies to URL targets only" })
-      }
-      const taken = new Set<string>()
-      const result: Array<ServerConfig<Target.Requirements>> = []
-      for (const target of targets) {
-        const detected = Target.detect(target)
-        const auth = oauth === undefined || detected.transport === "stdio"
-          ? undefined
-          : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })
-        const config = yield* Target.toConfig(target, { auth })
-        const name = uniqueName(config.name, taken)
-        taken.add(name)
-        result.push(name === config.name ? config : yield* Target.toConfig(target, { name, auth }))
-      }
-      return result
-    })
+): Effect.Effect<
+  ReadonlyArray<ServerConfig<Target.Requirements>>,
+  McpError.ConfigError | UsageError,
+  HttpClient.HttpClient
+> =>
+  targets.length === 0 && oauth === undefined
+    ? Effect.map(Demo.server, (config) => [config])
+    : Effect.map(Servers.fromTargets(targets, oauth), (servers) => servers.map((server) => server.config))
 
 /**
  * Connects a client to the targets (or the demo server) in the current scope.
@@ -197,16 +181,20 @@ export const connect = (
   oauth?: OAuthOptions | undefined
 ): Effect.Effect<
   McpClient.Service,
-  McpError.ConnectError | McpError.ConfigError,
+  McpError.ConnectError | McpError.ConfigError | UsageError,
   Scope.Scope | Target.Requirements
 > => Effect.flatMap(configs(targets, oauth), (servers) => McpClient.make({ servers }))
 
 interface Context {
   readonly client: McpClient.Service
+  /** The server named by `--server` or by `server.tool`. */
   readonly server: string | undefined
+  /** The tool of `server.tool`. */
+  readonly tool: string
   readonly timeout: Duration.Duration | undefined
   /** Whether lines should say which server an item comes from. */
   readonly showServer: boolean
+  readonly mode: Output.Mode
 }
 
 /**
@@ -218,7 +206,9 @@ const root = Command.make("mcp-effect", common)
 /** Subcommand options win; targets add up. */
 const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   target: [...parent.target, ...own.target],
+  config: Option.orElse(own.config, () => parent.config),
   server: Option.orElse(own.server, () => parent.server),
+  json: parent.json || own.json,
   timeout: Option.orElse(own.timeout, () => parent.timeout),
   verbose: parent.verbose || own.verbose,
   oauth: parent.oauth || own.oauth,
@@ -231,133 +221,159 @@ const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
     ? { storage: Option.getOrUndefined(options.oauthStorage), openBrowser: !options.noBrowser }
     : undefined
 
+const timeoutOf = (options: CommonOptions) => Option.getOrUndefined(Option.map(options.timeout, Duration.millis))
+
+const verbosely = <A, E, R>(options: CommonOptions, effect: Effect.Effect<A, E, R>) =>
+  options.verbose ? Logger.withMinimumLogLevel(effect, LogLevel.Debug) : effect
+
+/** The servers of the command line (`lookup`: look for a configuration file when none is named). */
+const resolved = <A, E, R>(
+  options: CommonOptions,
+  lookup: boolean,
+  body: (servers: Servers.Servers, session: Diagnostics.Run) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const session = yield* Diagnostics.Session
+    const servers = yield* Servers.resolve({
+      targets: options.target,
+      config: Option.getOrUndefined(options.config),
+      oauth: oauthOf(options),
+      lookup
+    })
+    session.diagnostics.setServers(servers.servers)
+    if (lookup) yield* Servers.noteDemo(servers)
+    return yield* body(servers, session)
+  })
+
+/** Connects the servers a command needs: `--server`'s, `server.`'s of `toolWord`, or all. */
 const connected = <A, E>(
   options: CommonOptions,
-  body: (context: Context) => Effect.Effect<A, E>
-): Effect.Effect<
-  A,
-  E | McpError.ConnectError | McpError.ConfigError,
-  Target.Requirements
-> => {
-  const program = Effect.scoped(Effect.flatMap(connect(options.target, oauthOf(options)), (client) =>
-    body({
-      client,
-      server: Option.getOrUndefined(options.server),
-      timeout: Option.getOrUndefined(Option.map(options.timeout, Duration.millis)),
-      showServer: client.servers.length > 1
-    })))
-  return options.verbose ? Logger.withMinimumLogLevel(program, LogLevel.Debug) : program
-}
-
-const withClient = <A, E>(options: CommonOptions, body: (context: Context) => Effect.Effect<A, E>) =>
-  Effect.flatMap(root, (parent) => connected(merge(parent, options), body))
-
-const parseArgs = (text: string): Effect.Effect<Record<string, unknown>, UsageError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (error) => new UsageError({ message: `--args is not valid JSON: ${(error as Error).message}` })
-  }).pipe(
-    Effect.filterOrFail(
-      (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
-      () => new UsageError({ message: "--args must be a JSON object, like {\"message\":\"hi\"}" })
-    )
+  body: (context: Context) => Effect.Effect<A, E>,
+  toolWord?: string
+) =>
+  verbosely(
+    options,
+    resolved(options, true, (servers, session) =>
+      Effect.scoped(Effect.gen(function*() {
+        const named = Option.getOrUndefined(options.server)
+        const route = named !== undefined || toolWord === undefined
+          ? { server: named, tool: toolWord ?? "" }
+          : Servers.splitTool(toolWord, servers)
+        const selected = yield* Servers.select(servers, route.server)
+        const client = yield* Servers.connect(session.mode, selected)
+        return yield* body({
+          client,
+          ...route,
+          timeout: timeoutOf(options),
+          showServer: client.servers.length > 1,
+          mode: session.mode
+        })
+      })))
   )
 
-// Prompt arguments are strings on the wire; numbers and booleans are accepted for convenience.
-const stringArgs = (args: Record<string, unknown>): Effect.Effect<Record<string, string>, UsageError> => {
-  const result: Record<string, string> = {}
-  for (const [key, value] of Object.entries(args)) {
-    if (typeof value === "string") result[key] = value
-    else if (typeof value === "number" || typeof value === "boolean") result[key] = String(value)
-    else return Effect.fail(new UsageError({ message: `prompt argument "${key}" must be a string` }))
-  }
-  return Effect.succeed(result)
-}
+const withClient = <A, E>(options: CommonOptions, body: (context: Context) => Effect.Effect<A, E>, toolWord?: string) =>
+  Effect.flatMap(root, (parent) => connected(merge(parent, options), body, toolWord))
 
-const print = (text: string) => Console.log(text)
-
-const transcript = ({ client }: Context) => Effect.asVoid(Demo.transcript(client))
-
-const demo = Command.make("demo", common, (options) => withClient(options, transcript)).pipe(
-  Command.withDescription("walk through tools, progress, prompts, resources, completion and a typed error")
-)
+const lines = <A>(list: ReadonlyArray<A>, none: string, line: (item: A) => string) =>
+  list.length === 0 ? none : list.map(line).join("\n")
 
 const tools = Command.make(
   "tools",
   common,
   (options) =>
-    withClient(options, ({ client, server, showServer, timeout }) =>
+    withClient(options, ({ client, mode, server, showServer, timeout }) =>
       Effect.gen(function*() {
         const list = yield* client.listTools({ server, timeout })
-        if (list.length === 0) return yield* print("no tools")
-        yield* print(list.map((tool) => format.tool(tool, showServer)).join("\n"))
+        yield* Output.emit(mode, { tools: list }, () => lines(list, "no tools", (t) => format.tool(t, showServer)))
       }))
-).pipe(Command.withDescription("list the tools of every server"))
+)
 
 const call = Command.make(
   "call",
-  { ...common, tool: Args.text({ name: "tool" }), args: jsonArgs },
+  {
+    ...common,
+    tool: Args.text({ name: "tool" }),
+    values: keyValues,
+    args: jsonArgs,
+    allowToolErrors: Options.boolean("allow-tool-errors").pipe(Options.withDescription("exit with 0 on isError"))
+  },
   (options) =>
-    withClient(options, ({ client, server, timeout }) =>
+    withClient(options, ({ client, mode, server, timeout, tool }) =>
       Effect.gen(function*() {
-        const args = yield* parseArgs(options.args)
+        const args = yield* Arguments.merged(options.args, options.values, true)
         const { result } = yield* withProgress(
           (progress) => Console.error(format.progress(progress)),
-          (onProgress) => client.callTool(options.tool, args, { server, timeout, onProgress })
+          (onProgress) => client.callTool(tool, args, { server, timeout, onProgress })
         )
-        yield* print(format.callResult(result))
-        if (result.isError === true) {
-          return yield* new ToolResultError({ tool: options.tool, message: `tool "${options.tool}" reported an error` })
+        yield* Output.emit(mode, result, () => format.callResult(result))
+        if (result.isError === true && !options.allowToolErrors) {
+          return yield* new ToolResultError({ tool, message: `tool "${tool}" reported an error (isError)` })
         }
-      }))
-).pipe(Command.withDescription("call a tool with JSON arguments; progress goes to stderr"))
+      }), options.tool)
+)
 
 const prompts = Command.make(
   "prompts",
   common,
   (options) =>
-    withClient(options, ({ client, server, showServer, timeout }) =>
+    withClient(options, ({ client, mode, server, showServer, timeout }) =>
       Effect.gen(function*() {
         const list = yield* client.listPrompts({ server, timeout })
-        if (list.length === 0) return yield* print("no prompts")
-        yield* print(list.map((prompt) => format.prompt(prompt, showServer)).join("\n"))
+        yield* Output.emit(
+          mode,
+          { prompts: list },
+          () => lines(list, "no prompts", (p) => format.prompt(p, showServer))
+        )
       }))
-).pipe(Command.withDescription("list the prompts of every server"))
+)
 
 const getPrompt = Command.make(
   "get-prompt",
-  { ...common, name: Args.text({ name: "name" }), args: jsonArgs },
+  { ...common, name: Args.text({ name: "name" }), values: keyValues, args: jsonArgs },
   (options) =>
-    withClient(options, ({ client, server, timeout }) =>
+    withClient(options, ({ client, mode, server, timeout }) =>
       Effect.gen(function*() {
-        const args = yield* Effect.flatMap(parseArgs(options.args), stringArgs)
+        const args = yield* Effect.flatMap(Arguments.merged(options.args, options.values, false), Arguments.stringArgs)
         const result = yield* client.getPrompt(options.name, args, { server, timeout })
-        yield* print(format.promptResult(result))
+        yield* Output.emit(mode, result, () => format.promptResult(result))
       }))
-).pipe(Command.withDescription("render a prompt with JSON arguments"))
+)
 
-const isMethodNotFound = (error: unknown) => error instanceof McpError.ServerError && error.code === -32601
+const isMethodNotFound = (error: { readonly _tag: string }) =>
+  error._tag === "ServerError" && (error as McpError.ServerError).code === -32601
 
 const resources = Command.make(
   "resources",
   common,
   (options) =>
-    withClient(options, ({ client, server, showServer, timeout }) =>
+    withClient(options, ({ client, mode, server, showServer, timeout }) =>
       Effect.gen(function*() {
         const list = yield* client.listResources({ server, timeout })
         // Templates are optional for a server; "method not found" just means there are none.
         const templates = yield* client.listResourceTemplates({ server, timeout }).pipe(
           Effect.catchIf(isMethodNotFound, () => Effect.succeed([]))
         )
-        const lines = [
-          ...(list.length === 0 ? ["no resources"] : list.map((r) => format.resource(r, showServer))),
-          ...(templates.length === 0
-            ? []
-            : ["templates:", ...templates.map((t) => format.indent(format.resourceTemplate(t, showServer)))])
-        ]
-        yield* print(lines.join("\n"))
+        yield* Output.emit(mode, { resources: list, resourceTemplates: templates }, () =>
+          [
+            lines(list, "no resources", (r) => format.resource(r, showServer)),
+            ...(templates.length === 0
+              ? []
+              : ["templates:", ...templates.map((t) => format.indent(format.resourceTemplate(t, showServer)))])
+          ].join("\n"))
       }))
-).pipe(Command.withDescription("list the resources and resource templates of every server"))
+)
+
+const listenFilter = (options: {
+  readonly tools: boolean
+  readonly prompts: boolean
+  readonly resources: boolean
+  readonly resource: ReadonlyArray<string>
+}) => ({
+  ...(options.tools ? { toolsListChanged: true } : {}),
+  ...(options.prompts ? { promptsListChanged: true } : {}),
+  ...(options.resources ? { resourcesListChanged: true } : {}),
+  ...(options.resource.length > 0 ? { resourceSubscriptions: options.resource } : {})
+})
 
 const listen = Command.make(
   "listen",
@@ -366,102 +382,178 @@ const listen = Command.make(
     tools: Options.boolean("tools").pipe(Options.withDescription("tool list changes")),
     prompts: Options.boolean("prompts").pipe(Options.withDescription("prompt list changes")),
     resources: Options.boolean("resources").pipe(Options.withDescription("resource list changes")),
-    resource: Options.text("resource").pipe(
-      Options.withDescription("updates of this resource (repeatable)"),
-      Options.repeated
-    ),
-    count: Options.integer("count").pipe(
-      Options.withDescription("stop after this many notifications (default: until interrupted)"),
-      Options.optional
-    )
+    resource: Options.text("resource").pipe(Options.withDescription("updates of this resource"), Options.repeated),
+    count: Options.integer("count").pipe(Options.withDescription("stop after this many"), Options.optional)
   },
   (options) =>
-    withClient(options, ({ client, server }) =>
+    withClient(options, ({ client, mode, server }) =>
       Effect.gen(function*() {
-        const filter = {
-          ...(options.tools ? { toolsListChanged: true } : {}),
-          ...(options.prompts ? { promptsListChanged: true } : {}),
-          ...(options.resources ? { resourcesListChanged: true } : {}),
-          ...(options.resource.length > 0 ? { resourceSubscriptions: options.resource } : {})
-        }
+        const filter = listenFilter(options)
         if (Object.keys(filter).length === 0) {
           return yield* new UsageError({
             message: "name what to listen for: --tools, --prompts, --resources or --resource URI"
           })
         }
-        const subscription = yield* client.listen(filter, { server })
+        const subscription = yield* Listen.listen(client, filter, server)
         if (subscription.unsupported.length > 0) {
           yield* Console.error(`not granted by the server: ${subscription.unsupported.join(", ")}`)
         }
-        yield* Console.error(`listening to ${subscription.server}`)
+        yield* Console.error(`listening to ${format.clean(subscription.server)}`)
         const notifications = Option.match(options.count, {
           onNone: () => subscription.notifications,
           onSome: (count) => Stream.take(subscription.notifications, count)
         })
-        yield* Stream.runForEach(notifications, (notification) => print(format.notification(notification)))
+        // One JSON object per line: a stream has no end to wait for.
+        yield* Stream.runForEach(notifications, (n) =>
+          Console.log(
+            mode.json ? Output.json({ server: subscription.server, ...n }, true) : format.notification(n)
+          ))
       }).pipe(Effect.scoped))
-).pipe(Command.withDescription("open a subscriptions/listen stream (2026-07-28) and print its notifications"))
+)
 
 const read = Command.make(
   "read",
   { ...common, uri: Args.text({ name: "uri" }) },
   (options) =>
-    withClient(options, ({ client, server, timeout }) =>
+    withClient(options, ({ client, mode, server, timeout }) =>
       Effect.gen(function*() {
         const result = yield* client.readResource(options.uri, { server, timeout })
-        yield* print(result.contents.map(format.resourceContents).join("\n"))
+        yield* Output.emit(mode, result, () => result.contents.map(format.resourceContents).join("\n"))
       }))
-).pipe(Command.withDescription("read a resource"))
+)
+
+/** The transcript; with `--json` it goes to stderr and its summary is the document. */
+const transcript = ({ client, mode }: Context) =>
+  mode.json
+    ? Effect.flatMap(Output.toStderr(Demo.transcript(client)), (summary) => Console.log(Output.json(summary)))
+    : Effect.asVoid(Demo.transcript(client))
+
+const demoWith = (servers: Servers.Servers, session: Diagnostics.Run) =>
+  Effect.scoped(
+    Effect.flatMap(Servers.connect(session.mode, servers.servers), (client) =>
+      transcript({ client, server: undefined, tool: "", timeout: undefined, showServer: false, mode: session.mode }))
+  )
+
+const showServers = (options: CommonOptions) => (servers: Servers.Servers, session: Diagnostics.Run) =>
+  Effect.gen(function*() {
+    const named = Option.getOrUndefined(options.server)
+    // The listing shows disabled servers too.
+    const selected = named === undefined ? servers.servers : yield* Servers.select(servers, named)
+    const statuses = yield* Status.checkAll(selected, timeoutOf(options), session.diagnostics)
+    const document = { file: servers.file ?? null, demo: servers.demo, servers: statuses }
+    yield* Output.emit(session.mode, document, () => Status.text(statuses, servers))
+    const failed = statuses.filter((status) => status.status === "failed").map((status) => status.name)
+    if (failed.length > 0) {
+      return yield* new errors.UnavailableError({
+        servers: failed,
+        message: `${failed.length} of ${
+          format.plural(statuses.filter((status) => status.status !== "disabled").length, "server")
+        } did not answer`
+      })
+    }
+  })
+
+const withRoot = <A, E, R>(options: CommonOptions, body: (options: CommonOptions) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (parent) => {
+    const merged = merge(parent, options)
+    return verbosely(merged, body(merged))
+  })
+
+// `demo` does not look for a configuration file: the demo is the embedded server's, unless named.
+const demo = Command.make("demo", common, (options) => withRoot(options, (o) => resolved(o, false, demoWith)))
+
+const servers = Command.make(
+  "servers",
+  common,
+  (options) => withRoot(options, (o) => resolved(o, true, showServers(o)))
+)
+
+/** Without a subcommand: the servers, or the demo's transcript when nothing is configured. */
+const bare = (options: CommonOptions) =>
+  verbosely(
+    options,
+    resolved(
+      options,
+      true,
+      (found, session): Effect.Effect<void, CliError, Target.Requirements> =>
+        found.demo ? demoWith(found, session) : showServers(options)(found, session)
+    )
+  )
 
 /**
- * The `mcp-effect` command; without a subcommand it runs `demo`.
+ * The `mcp-effect` command; without a subcommand it lists the configured servers, or runs the
+ * demo when there are none.
  *
  * @since 0.1.0
  * @category commands
  */
 export const command = root.pipe(
-  Command.withHandler((options) => connected(options, transcript)),
-  Command.withDescription("an MCP client on Effect; without a subcommand, runs the demo"),
-  Command.withSubcommands([tools, call, prompts, getPrompt, resources, read, listen, demo])
+  Command.withHandler((options) => bare(options)),
+  Command.withDescription("inspect and call Model Context Protocol servers"),
+  Command.withSubcommands([servers, tools, call, prompts, getPrompt, resources, read, listen, demo])
 )
 
-const isReported = (error: unknown): error is CliError =>
-  McpError.isMcpError(error) || error instanceof UsageError || error instanceof ToolResultError
-
 /**
- * Prints a failure for a person: `error: <_tag>: <message>` for our typed errors, nothing for
- * command-line errors (already printed with the usage), the full cause for anything else.
+ * Prints a failure for a person: `error: <_tag>: <message>` and what is known of its cause for
+ * our typed errors (with `--json`, also the error as the document on stdout), a pointer to
+ * `--help` for command-line errors (already printed with their usage), the full cause for
+ * anything else.
  *
  * @since 0.1.0
  * @category errors
  */
-export const report = <E>(cause: Cause.Cause<E>): Effect.Effect<void> => {
-  if (Cause.isInterruptedOnly(cause)) return Effect.void
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) {
-    const error: unknown = failure.value
-    if (isReported(error)) return Console.error(`error: ${error._tag}: ${format.clean(error.message)}`)
-    if (ValidationError.isValidationError(error)) return Effect.void
-  }
-  return Console.error(Cause.pretty(cause))
-}
-
-// Log lines go to stderr so they never mix with a command's output.
-const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))
+export const report = <E>(cause: Cause.Cause<E>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Diagnostics.Session), (session) => {
+    // Outside `run`, nothing was learned about the failure.
+    const { diagnostics, mode } = Option.getOrElse(session, () => ({
+      mode: Output.modeOf([]),
+      diagnostics: Diagnostics.make().diagnostics
+    }))
+    return errors.report(cause, mode, diagnostics)
+  })
 
 /**
- * Runs the command line (`process.argv`: executable, script, then arguments). Failures are
- * reported on stderr (see {@link report}) and fail the effect, so the process exits with 1.
- * The minimum log level is `Warning`; `--verbose` lowers it to `Debug`.
+ * The exit status of a run: 0 ok, 1 an error (a tool result with `isError` included), 2 a
+ * usage error, 130 interrupted (Ctrl-C).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const exitCode: (exit: Exit.Exit<unknown, unknown>) => number = errors.exitCode
+
+/** Log lines go to stderr, one line each, so they never mix with a command's output. */
+const stderrLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.withConsoleError(
+    Logger.make(({ logLevel, message }) =>
+      `${logLevel.label.toLowerCase()}: ${format.clean((Array.isArray(message) ? message : [message]).join(" "))}`
+    )
+  )
+)
+
+/**
+ * Runs the command line (`process.argv`: executable, script, then arguments). `--help` prints
+ * the help of the command it follows. Failures are reported on stderr (see {@link report}) and
+ * fail the effect ({@link exitCode} says with which status). The minimum log level is
+ * `Warning`; `--verbose` lowers it to `Debug`.
  *
  * @since 0.1.0
  * @category running
  */
 export const run = (
   argv: ReadonlyArray<string>
-): Effect.Effect<void, CliError | ValidationError.ValidationError, Environment> =>
-  Command.run(command, { name: "mcp-effect", version })(argv).pipe(
+): Effect.Effect<void, CliError | ValidationError.ValidationError, Environment> => {
+  const args = argv.slice(2)
+  const mode = Output.modeOf(args)
+  const help = Help.requested(args)
+  if (help !== null) return Console.log(Help.text(help, mode.stdoutAnsi))
+  const { diagnostics, watch } = Diagnostics.make()
+  const program = Command.run(command, { name: "mcp-effect", version })(argv).pipe(
     Effect.tapErrorCause(report),
+    Effect.provideService(Diagnostics.Session, { mode, diagnostics }),
+    watch,
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(stderrLogger)
   )
+  return Output.withPlainStreams(mode, program)
+}

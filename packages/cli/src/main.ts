@@ -10,7 +10,12 @@ import * as Cli from "./Cli.js"
 
 Cli.run(process.argv).pipe(
   Effect.provide(NodeMcpClient.platform),
-  // Cli.run reports its own failures and logs to stderr; the runtime only sets the exit code (its
-  // pretty logger would write log lines to stdout, among a command's output).
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+  // Cli.run reports its own failures and logs to stderr; the runtime only sets the exit status
+  // (its pretty logger would write log lines to stdout, among a command's output). An interrupt
+  // (Ctrl-C, SIGTERM) exits with 130.
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit, onExit) => onExit(Cli.exitCode(exit))
+  })
 )

@@ -7,18 +7,14 @@ import type * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
 import * as Demo from "../src/Demo.js"
 import * as format from "../src/internal/format.js"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
-const bin = path.join(root, "packages/cli/bundle/mcp-effect.js")
-const fakeServerBin = path.join(root, "packages/testing/bundle/fake-server.js")
+import * as Servers from "../src/internal/servers.js"
+import { cli, fakeServerBin } from "./utils.js"
 
 /** A console that records what is written to stdout and stderr. */
 const capture = Effect.gen(function*() {
@@ -45,7 +41,9 @@ const runCli = (...args: ReadonlyArray<string>) =>
       Effect.provide(NodeMcpClient.platform),
       Effect.exit
     )
-    return { exit, out: out.join("\n"), err: err.join("\n") }
+    // Without a target, the demo server stands in, and stderr says so first.
+    const demoNote = err[0] === Servers.demoNote
+    return { exit, out: out.join("\n"), err: err.slice(demoNote ? 1 : 0).join("\n"), demoNote }
   })
 
 /** Runs the CLI like `runCli`, approving every authorization URL it prints, as a user in a browser would. */
@@ -77,21 +75,13 @@ const runCliApproving = (approve: (url: string) => void, ...args: ReadonlyArray<
     return { exit, out: out.join("\n"), err: err.join("\n"), urls }
   })
 
-const spawn = (args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = execFile("node", [bin, ...args], { cwd: root, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-      resume(Effect.succeed({ code, stdout, stderr }))
-    })
-    return Effect.sync(() => child.kill())
-  })
-
 describe("mcp-effect CLI", () => {
   // Live clock: the demo server's progress tool sleeps between notifications.
   it.live("prints the demo transcript when no subcommand is given", () =>
     Effect.gen(function*() {
-      const { err, exit, out } = yield* runCli()
+      const { demoNote, err, exit, out } = yield* runCli()
       assert.isTrue(Exit.isSuccess(exit), err)
+      assert.isTrue(demoNote)
       assert.include(out, "server demo: mcp-effect-demo 0.1.0")
       assert.include(out, "protocol 2025-11-25 (legacy era)")
       assert.include(out, "Hello from mcp-effect!")
@@ -159,14 +149,38 @@ describe("mcp-effect CLI", () => {
       assert.include(err, "listening to")
     }))
 
-  it.live("listen needs something to listen for, and a 2026-07-28 server", () =>
+  it.live("listen needs something to listen for", () =>
     Effect.gen(function*() {
       const nothing = yield* runCli("listen")
-      assert.isTrue(Exit.isFailure(nothing.exit))
+      assert.strictEqual(Cli.exitCode(nothing.exit), 2)
       assert.include(nothing.err, "name what to listen for")
-      const legacy = yield* runCli("listen", "--tools")
-      assert.isTrue(Exit.isFailure(legacy.exit))
-      assert.include(legacy.err, "CapabilityError")
+    }))
+
+  it.scopedLive("listen on a legacy server: list_changed notifications and resources/subscribe updates", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeHttpServer.make({ definition: { ...Scenarios.demo, subscriptions: true } })
+      const fiber = yield* Effect.fork(
+        runCli("listen", "--tools", "--resource", "demo://readme", "--count", "2", "--target", server.mcpUrl)
+      )
+      while ((yield* server.fake.requests("resources/subscribe")).length === 0) yield* Effect.sleep("20 millis")
+      yield* Effect.sleep("100 millis")
+      yield* server.fake.notify("notifications/resources/updated", { uri: "demo://elsewhere" })
+      yield* server.fake.notify("notifications/resources/updated", { uri: "demo://readme" })
+      yield* server.fake.setTools([])
+      const { err, exit, out } = yield* Fiber.join(fiber)
+      assert.isTrue(Exit.isSuccess(exit), err)
+      assert.strictEqual(
+        out,
+        "notifications/resources/updated {\"uri\":\"demo://readme\"}\nnotifications/tools/list_changed"
+      )
+      assert.strictEqual((yield* server.fake.requests("resources/unsubscribe")).length, 1)
+    }))
+
+  it.live("listen says what a legacy server does not offer", () =>
+    Effect.gen(function*() {
+      const { err, exit } = yield* runCli("listen", "--resource", "demo://readme", "--count", "0")
+      assert.isTrue(Exit.isSuccess(exit), err)
+      assert.include(err, "not granted by the server: resourceSubscriptions")
     }))
 
   it.live("fails with ServerNotFoundError for an unknown --server", () =>
@@ -230,7 +244,8 @@ describe("mcp-effect CLI", () => {
     Effect.gen(function*() {
       const { err, exit } = yield* runCli("tools", "--oauth")
       assert.isTrue(Exit.isFailure(exit))
-      assert.strictEqual(err, "error: ConfigError: --oauth needs a URL --target")
+      assert.strictEqual(Cli.exitCode(exit), 2)
+      assert.strictEqual(err, "error: UsageError: --oauth applies to URL targets (--target https://…)")
     }))
 
   it("prints content blocks as text and escapes control characters", () => {
@@ -255,7 +270,7 @@ describe("mcp-effect CLI", () => {
 
   it.live("the built executable lists the tools of a stdio target", () =>
     Effect.gen(function*() {
-      const result = yield* spawn(["tools", "--target", `node ${fakeServerBin}`])
+      const result = yield* cli(["tools", "--target", `node ${fakeServerBin}`])
       assert.strictEqual(result.code, 0, result.stderr)
       for (const name of ["echo", "add", "progress", "slow", "fail", "blob", "image", "crash"]) {
         assert.include(result.stdout, `${name}(`)
@@ -266,8 +281,8 @@ describe("mcp-effect CLI", () => {
 
   it.live("the built executable exits with 1 and no stack trace on a typed error", () =>
     Effect.gen(function*() {
-      const result = yield* spawn(["call", "no-such-tool"])
+      const result = yield* cli(["call", "no-such-tool"])
       assert.strictEqual(result.code, 1)
-      assert.strictEqual(result.stderr, "error: ServerError: Unknown tool: no-such-tool\n")
+      assert.strictEqual(result.stderr, `${Servers.demoNote}\nerror: ServerError: Unknown tool: no-such-tool\n`)
     }))
 })

@@ -1,9 +1,18 @@
 /**
- * The `mcpServers` JSON file (the format Claude Desktop and most hosts use):
+ * The hosts' configuration files. Two shapes are read:
  *
  * ```json
- * { "mcpServers": { "files": { "type": "stdio", "command": "npx", "args": ["-y", "…"] } } }
+ * { "mcpServers": { "files": { "command": "npx", "args": ["-y", "…"] } } }
+ * { "servers": { "api": { "type": "http", "url": "https://api.example.com/mcp" } } }
  * ```
+ *
+ * `mcpServers` is Claude Desktop's, Cursor's, Windsurf's and Claude Code's (`.mcp.json`);
+ * `servers` is VS Code's (`mcp.json`, or `mcp.servers` in its settings). An entry's `type` is
+ * `stdio`, `http` (Streamable HTTP, also spelled `streamable-http`, `streamable_http`,
+ * `streamableHttp`), `sse` or `plain_http` (JSON-RPC over plain POSTs); without one, `command`
+ * means stdio and `url` Streamable HTTP. `${VAR}`, `${env:VAR}` and `${VAR:-default}` are
+ * expanded in `command`, `args`, `env`, `cwd`, `url` and `headers`. Comments and trailing
+ * commas are allowed. Every problem is reported, one line each, in one `ConfigError`.
  *
  * HTTP entries may carry `"oauth": true` (the interactive browser flow with defaults) or an
  * object of {@link OAuthSettings}; the host turns it into an `McpAuth` (on Node,
@@ -12,9 +21,12 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Http from "./Http.js"
+import * as internal from "./internal/mcpConfig.js"
 import type { McpAuth } from "./McpAuth.js"
 import { ConfigError } from "./McpError.js"
 import type * as OAuth from "./OAuth.js"
@@ -24,23 +36,51 @@ import * as Stdio from "./Stdio.js"
 import * as StreamableHttp from "./StreamableHttp.js"
 import type { Requirements } from "./Target.js"
 
-const StdioEntry = Schema.Struct({
-  type: Schema.optional(Schema.Literal("stdio")),
-  command: Schema.String,
-  args: Schema.optional(Schema.Array(Schema.String)),
-  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  cwd: Schema.optional(Schema.String),
-  readTimeout: Schema.optional(Schema.Number)
-})
+/**
+ * A stdio entry, validated and expanded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StdioEntry {
+  readonly name: string
+  readonly type: "stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  /** Seconds. */
+  readonly readTimeout?: number | undefined
+  /** `"disabled": true`: listed, never connected. */
+  readonly disabled: boolean
+}
 
-const HttpEntry = Schema.Struct({
-  type: Schema.Literal("streamable_http", "sse", "http"),
-  url: Schema.String,
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  readTimeout: Schema.optional(Schema.Number),
-  retries: Schema.optional(Schema.Number),
-  endpoint: Schema.optional(Schema.String)
-})
+/**
+ * An HTTP entry, validated and expanded. `streamable_http` falls back to HTTP+SSE on the same
+ * URL when the server does not speak Streamable HTTP.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpEntry {
+  readonly name: string
+  readonly type: "streamable_http" | "sse" | "plain_http"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Seconds. */
+  readonly readTimeout?: number | undefined
+  readonly retries?: number | undefined
+  /** `plain_http` only: the path requests are POSTed to. */
+  readonly endpoint?: string | undefined
+  readonly oauth?: OAuthSettings | undefined
+  readonly disabled: boolean
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Entry = StdioEntry | HttpEntry
 
 /**
  * The `oauth` member of an HTTP entry (every field optional; `"oauth": true` is `{}`).
@@ -77,25 +117,6 @@ export interface OAuthSettings {
   readonly timeout?: number | undefined
 }
 
-const OAuthEntry = Schema.Struct({
-  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials")),
-  clientId: Schema.optional(Schema.String),
-  clientSecret: Schema.optional(Schema.String),
-  issuer: Schema.optional(Schema.String),
-  tokenEndpointAuthMethod: Schema.optional(Schema.Literal("client_secret_basic", "client_secret_post", "none")),
-  scope: Schema.optional(Schema.String),
-  redirectUri: Schema.optional(Schema.String),
-  clientIdMetadataUrl: Schema.optional(Schema.String),
-  clientName: Schema.optional(Schema.String),
-  offlineAccess: Schema.optional(Schema.Boolean),
-  storage: Schema.optional(Schema.Union(Schema.String, Schema.Literal(false))),
-  interactive: Schema.optional(Schema.Boolean),
-  openBrowser: Schema.optional(Schema.Boolean),
-  timeout: Schema.optional(Schema.Positive)
-}).annotations({ parseOptions: { onExcessProperty: "error" } })
-
-const OAuthMember = Schema.Union(Schema.Boolean, OAuthEntry)
-
 /**
  * An HTTP entry with an `oauth` member, for the host to turn into an `McpAuth`.
  *
@@ -117,6 +138,12 @@ export interface OAuthEntry {
 export interface ParseOptions<R = never> {
   /** Builds the `auth` of entries with an `oauth` member; without it, such an entry is a `ConfigError`. */
   readonly oauth?: ((entry: OAuthEntry) => Effect.Effect<McpAuth, ConfigError, R>) | undefined
+  /** Names the document in messages (`load` passes the file's path). */
+  readonly source?: string | undefined
+  /** What `${workspaceFolder}` means (`load`: the file's folder, or the project above `.vscode`). */
+  readonly workspaceFolder?: string | undefined
+  /** What `${userHome}` means (default: `HOME`, else `USERPROFILE`). */
+  readonly home?: string | undefined
 }
 
 /**
@@ -171,12 +198,116 @@ export const oauthOptions = (
   })
 }
 
-const File = Schema.Struct({
-  mcpServers: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-})
+const optionalEnv = (name: string): Effect.Effect<string | undefined> =>
+  Config.option(Config.string(name)).pipe(
+    Effect.map(Option.getOrUndefined),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** The environment variables the document refers to, read through the `ConfigProvider`. */
+const variablesOf = (document: unknown, options: ParseOptions<unknown>) =>
+  Effect.gen(function*() {
+    const values = new Map<string, string | undefined>()
+    for (const name of internal.referencedVariables(document)) values.set(name, yield* optionalEnv(name))
+    const home = options.home ?? (yield* optionalEnv("HOME")) ?? (yield* optionalEnv("USERPROFILE"))
+    return { env: (name: string) => values.get(name), home, workspaceFolder: options.workspaceFolder }
+  })
+
+const prefixed = (source: string | undefined, message: string): string =>
+  source === undefined ? message : `${source}: ${message}`
 
 /**
- * The server configurations of a parsed `mcpServers` document, in file order.
+ * The entries of a parsed document, validated and with their `${…}` references expanded, in
+ * file order (disabled ones included). Unknown fields and VS Code's `inputs` are logged as
+ * warnings; every problem is one line of the `ConfigError`'s message.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const decode = (
+  document: unknown,
+  options: Omit<ParseOptions, "oauth"> = {}
+): Effect.Effect<ReadonlyArray<Entry>, ConfigError> =>
+  Effect.gen(function*() {
+    const decoded = internal.decode(document, yield* variablesOf(document, options))
+    for (const warning of decoded.warnings) yield* Effect.logWarning(prefixed(options.source, warning))
+    if (decoded.problems.length > 0) {
+      return yield* new ConfigError({
+        message: decoded.problems.map((problem) => prefixed(options.source, problem)).join("\n")
+      })
+    }
+    return decoded.entries
+  })
+
+const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSettings) => {
+  if (options.oauth === undefined) {
+    return Effect.fail(
+      new ConfigError({
+        message: `server "${entry.name}": oauth needs a host that provides it (NodeMcpClient.fromFile)`
+      })
+    )
+  }
+  const hook = options.oauth
+  // Settings that cannot work fail here, whatever the host does with them.
+  return Effect.zipRight(
+    Effect.mapError(
+      oauthOptions(entry.url, settings),
+      (e) => new ConfigError({ message: `server "${entry.name}": ${e.message}` })
+    ),
+    hook({ name: entry.name, url: entry.url, settings })
+  )
+}
+
+const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
+
+const httpConfig = (entry: HttpEntry, auth: McpAuth | undefined): ServerConfig<Requirements> => {
+  const common = {
+    name: entry.name,
+    headers: entry.headers,
+    retries: entry.retries,
+    readTimeout: seconds(entry.readTimeout),
+    auth
+  }
+  switch (entry.type) {
+    case "sse":
+      return Sse.config({ ...common, url: entry.url })
+    case "plain_http":
+      return Http.config({ ...common, baseUrl: entry.url, endpoint: entry.endpoint })
+    case "streamable_http":
+      // The spec's backwards compatibility: a server that refuses the POST may be HTTP+SSE.
+      return {
+        ...StreamableHttp.config({ ...common, url: entry.url }),
+        fallbacks: [Sse.config({ ...common, url: entry.url })]
+      }
+  }
+}
+
+/**
+ * The server configuration of an entry (`oauth` goes through `options.oauth`).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const toConfig = <R = never>(
+  entry: Entry,
+  options: ParseOptions<R> = {}
+): Effect.Effect<ServerConfig<Requirements>, ConfigError, R> => {
+  if (entry.type === "stdio") {
+    return Effect.succeed(Stdio.config({
+      name: entry.name,
+      command: entry.command,
+      args: entry.args,
+      env: entry.env,
+      cwd: entry.cwd,
+      readTimeout: seconds(entry.readTimeout)
+    }))
+  }
+  const auth = entry.oauth === undefined ? Effect.succeed(undefined) : authOf(options, entry, entry.oauth)
+  return Effect.map(auth, (auth) => httpConfig(entry, auth))
+}
+
+/**
+ * The server configurations of a parsed document, in file order, disabled entries left out.
  *
  * @since 0.1.0
  * @category parsing
@@ -185,84 +316,57 @@ export const parse = <R = never>(
   document: unknown,
   options: ParseOptions<R> = {}
 ): Effect.Effect<ReadonlyArray<ServerConfig<Requirements>>, ConfigError, R> =>
-  Effect.gen(function*() {
-    const file = yield* Schema.decodeUnknown(File)(document).pipe(
-      Effect.mapError(() => new ConfigError({ message: "the configuration has no \"mcpServers\" object" }))
-    )
-    const configs: Array<ServerConfig<Requirements>> = []
-    for (const [name, entry] of Object.entries(file.mcpServers)) {
-      const oauth = yield* oauthOf(name, entry)
-      if (Schema.is(HttpEntry)(entry)) {
-        const auth = oauth === undefined ? undefined : yield* authOf(options, name, entry, oauth)
-        const common = {
-          name,
-          headers: entry.headers,
-          retries: entry.retries,
-          readTimeout: entry.readTimeout === undefined ? undefined : entry.readTimeout * 1000,
-          auth
-        }
-        configs.push(
-          entry.type === "sse"
-            ? Sse.config({ ...common, url: entry.url })
-            : entry.type === "http"
-            ? Http.config({ ...common, baseUrl: entry.url, endpoint: entry.endpoint })
-            : StreamableHttp.config({ ...common, url: entry.url })
+  Effect.flatMap(decode(document, options), (entries) =>
+    Effect.forEach(
+      entries.filter((entry) => !entry.disabled),
+      (entry) =>
+        Effect.mapError(
+          toConfig(entry, options),
+          (error) => new ConfigError({ message: prefixed(options.source, error.message) })
         )
-        continue
-      }
-      const stdio = yield* Schema.decodeUnknown(StdioEntry)(entry).pipe(
-        Effect.mapError((error) => new ConfigError({ message: `server "${name}": ${error.message}` }))
+    ))
+
+/**
+ * Reads a configuration file as JSON (comments and trailing commas allowed).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const read = (path: string): Effect.Effect<unknown, ConfigError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError((error) =>
+        new ConfigError({
+          message: error._tag === "SystemError" && error.reason === "NotFound"
+            ? `${path}: no such file`
+            : `${path}: cannot read it (${error.message})`
+        })
       )
-      if (oauth !== undefined) {
-        return yield* new ConfigError({ message: `server "${name}": oauth applies to HTTP entries only` })
-      }
-      configs.push(Stdio.config({
-        name,
-        command: stdio.command,
-        args: stdio.args,
-        env: stdio.env,
-        cwd: stdio.cwd,
-        readTimeout: stdio.readTimeout === undefined ? undefined : stdio.readTimeout * 1000
-      }))
-    }
-    return configs
+    )
+    return yield* Either.mapLeft(
+      internal.parseJson(text),
+      (problem) => new ConfigError({ message: `${path}: ${problem}` })
+    )
   })
 
-/** The entry's `oauth` member: `undefined` when absent or `false`. */
-const oauthOf = (name: string, entry: unknown): Effect.Effect<OAuthSettings | undefined, ConfigError> => {
-  if (typeof entry !== "object" || entry === null || !("oauth" in entry)) return Effect.succeed(undefined)
-  return Schema.decodeUnknown(OAuthMember)(entry.oauth).pipe(
-    Effect.mapError((error) => new ConfigError({ message: `server "${name}": oauth: ${error.message}` })),
-    Effect.map((member) => member === false ? undefined : member === true ? {} : member)
-  )
-}
+/**
+ * The entries of a configuration file (see {@link decode}).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const loadEntries = (
+  path: string,
+  options: Omit<ParseOptions, "oauth" | "source"> = {}
+): Effect.Effect<ReadonlyArray<Entry>, ConfigError, FileSystem.FileSystem> =>
+  Effect.flatMap(read(path), (document) => decode(document, fileOptions(path, options)))
 
-const authOf = <R>(
-  options: ParseOptions<R>,
-  name: string,
-  entry: { readonly url: string; readonly headers?: Readonly<Record<string, string>> | undefined },
-  settings: OAuthSettings
-): Effect.Effect<McpAuth, ConfigError, R> => {
-  if (options.oauth === undefined) {
-    return Effect.fail(
-      new ConfigError({ message: `server "${name}": oauth needs a host that provides it (NodeMcpClient.fromFile)` })
-    )
-  }
-  if (Object.keys(entry.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) {
-    return Effect.fail(
-      new ConfigError({ message: `server "${name}": oauth and an Authorization header exclude each other` })
-    )
-  }
-  const hook = options.oauth
-  // Settings that cannot work fail here, whatever the host does with them.
-  return Effect.zipRight(
-    Effect.mapError(
-      oauthOptions(entry.url, settings),
-      (e) => new ConfigError({ message: `server "${name}": ${e.message}` })
-    ),
-    hook({ name, url: entry.url, settings })
-  )
-}
+const fileOptions = <O extends Omit<ParseOptions<unknown>, "source">>(path: string, options: O) => ({
+  ...options,
+  source: path,
+  workspaceFolder: options.workspaceFolder ?? internal.workspaceFolderOf(path)
+})
 
 /**
  * Reads and parses a configuration file.
@@ -272,16 +376,149 @@ const authOf = <R>(
  */
 export const load = <R = never>(
   path: string,
-  options: ParseOptions<R> = {}
+  options: Omit<ParseOptions<R>, "source"> = {}
 ): Effect.Effect<ReadonlyArray<ServerConfig<Requirements>>, ConfigError, FileSystem.FileSystem | R> =>
+  Effect.flatMap(read(path), (document) => parse(document, fileOptions(path, options)))
+
+/**
+ * A host whose configuration file can be found by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Host = "claude" | "claude-code" | "cursor" | "vscode" | "windsurf"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const hosts: ReadonlyArray<Host> = ["claude", "claude-code", "cursor", "vscode", "windsurf"]
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isHost = (name: string): name is Host => (hosts as ReadonlyArray<string>).includes(name)
+
+/**
+ * What the hosts' file locations depend on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HostEnvironment {
+  /** `process.platform`: `darwin`, `win32`, `linux`, … */
+  readonly platform: string
+  readonly home: string
+  /** `%APPDATA%` (Windows). */
+  readonly appData?: string | undefined
+  /** `$XDG_CONFIG_HOME` (Linux and other Unixes). */
+  readonly xdgConfigHome?: string | undefined
+}
+
+/**
+ * The host environment from the `ConfigProvider` (`HOME` or `USERPROFILE`, `APPDATA`,
+ * `XDG_CONFIG_HOME`) and the platform of the running process.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const hostEnvironment: Effect.Effect<HostEnvironment, ConfigError> = Effect.gen(function*() {
+  const platform = typeof process === "undefined" ? "linux" : process.platform
+  const home = (yield* optionalEnv("HOME")) ?? (yield* optionalEnv("USERPROFILE"))
+  if (home === undefined) return yield* new ConfigError({ message: "cannot find the home directory: HOME is not set" })
+  const nonEmpty = (value: string | undefined) => value === "" ? undefined : value
+  return {
+    platform,
+    home,
+    appData: nonEmpty(yield* optionalEnv("APPDATA")),
+    xdgConfigHome: nonEmpty(yield* optionalEnv("XDG_CONFIG_HOME"))
+  }
+})
+
+/**
+ * Where a host keeps its configuration, most specific first: the project's file (`.mcp.json`
+ * for Claude Code, `.cursor/mcp.json`, `.vscode/mcp.json`), then the user's — Claude Desktop's
+ * `claude_desktop_config.json` (`~/Library/Application Support/Claude` on macOS,
+ * `%APPDATA%\Claude` on Windows, `~/.config/Claude` elsewhere), `~/.claude.json`,
+ * `~/.cursor/mcp.json`, VS Code's user `mcp.json` then `settings.json` (in `Code/User` under
+ * the same folders as Claude's), `~/.codeium/windsurf/mcp_config.json`.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const hostPaths: (host: Host, environment: HostEnvironment) => ReadonlyArray<string> = internal.hostPaths
+
+const firstExisting = (paths: ReadonlyArray<string>) =>
+  Effect.flatMap(
+    FileSystem.FileSystem,
+    (fs) => Effect.findFirst(paths, (path) => Effect.orElseSucceed(fs.exists(path), () => false))
+  )
+
+/**
+ * The configuration file of a host: the first of {@link hostPaths} that exists.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const findHost = (
+  host: Host,
+  environment?: HostEnvironment | undefined
+): Effect.Effect<string, ConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) => new ConfigError({ message: `cannot read ${path}: ${error.message}` }))
-    )
-    const document = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: () => new ConfigError({ message: `${path} is not valid JSON` })
+    const paths = internal.hostPaths(host, environment ?? (yield* hostEnvironment))
+    const found = yield* firstExisting(paths)
+    if (Option.isSome(found)) return found.value
+    return yield* new ConfigError({
+      message: `no ${internal.hostNames[host]} configuration found (looked in ${paths.join(", ")})`
     })
-    return yield* parse(document, options)
   })
+
+/**
+ * A file to read for a `--config`-like value: a host name ({@link findHost}) or a path.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const resolve = (
+  value: string,
+  environment?: HostEnvironment | undefined
+): Effect.Effect<string, ConfigError, FileSystem.FileSystem> =>
+  isHost(value) ? findHost(value, environment) : Effect.succeed(value)
+
+/**
+ * The files looked for when none is named, in order.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const defaultPaths: ReadonlyArray<string> = [".mcp.json", "mcp.json"]
+
+/**
+ * The configuration file to use when none is named: `MCP_CONFIG` (a path or a host name), else
+ * the first of {@link defaultPaths} in the working directory that exists. Host locations are
+ * only looked in when asked ({@link findHost}).
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const find = (
+  environment?: HostEnvironment | undefined
+): Effect.Effect<Option.Option<string>, ConfigError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const named = yield* optionalEnv("MCP_CONFIG")
+    if (named !== undefined && named !== "") return Option.some(yield* resolve(named, environment))
+    return yield* firstExisting(defaultPaths)
+  })
+
+/**
+ * The servers of a host's configuration file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromHost = <R = never>(
+  host: Host,
+  options: Omit<ParseOptions<R>, "source"> & { readonly environment?: HostEnvironment | undefined } = {}
+): Effect.Effect<ReadonlyArray<ServerConfig<Requirements>>, ConfigError, FileSystem.FileSystem | R> =>
+  Effect.flatMap(findHost(host, options.environment), (path) => load(path, options))

@@ -1,11 +1,13 @@
 /**
- * Node layers of the client: {@link McpClientLive} reads the servers from an `mcpServers` JSON
- * file, {@link layer} takes them as options. Both provide the Node platform (process spawning,
- * file system).
+ * Node layers of the client: {@link McpClientLive} reads the servers from the configuration
+ * file it finds ({@link findConfig}), {@link fromFile} and {@link fromHost} from the file named,
+ * {@link layer} takes them as options. All provide the Node platform (process spawning, file
+ * system).
  *
  * @since 0.1.0
  */
 import type * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
@@ -16,6 +18,7 @@ import type { ConnectError } from "@mcp-effect/client/McpError"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Path from "node:path"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
@@ -47,12 +50,43 @@ export const platform: Layer.Layer<
 )
 
 /**
- * The configuration file's path: `MCP_CONFIG`, else `./mcp.json`.
+ * `MCP_CONFIG`, else `./mcp.json`: what {@link McpClientLive} read before it also looked for
+ * `./.mcp.json`.
+ *
+ * @since 0.1.0
+ * @category config
+ * @deprecated Use {@link findConfig}, which follows the lookup order of `McpConfig.find`.
+ */
+export const configPath: Config.Config<string> = Config.string("MCP_CONFIG").pipe(Config.withDefault("mcp.json"))
+
+/**
+ * The configuration file to read: `MCP_CONFIG` (a path, or a host name such as `claude`), else
+ * `./.mcp.json`, else `./mcp.json`; a `ConfigError` when there is none.
  *
  * @since 0.1.0
  * @category config
  */
-export const configPath: Config.Config<string> = Config.string("MCP_CONFIG").pipe(Config.withDefault("mcp.json"))
+export const findConfig: Effect.Effect<string, ConfigError, FileSystem.FileSystem> = Effect.flatMap(
+  McpConfig.find(),
+  Option.match({
+    onNone: () =>
+      Effect.fail(
+        new ConfigError({ message: "no configuration file: set MCP_CONFIG, or create ./.mcp.json or ./mcp.json" })
+      ),
+    onSome: Effect.succeed
+  })
+)
+
+/**
+ * How {@link fromFile} parses the file at `path`: entries with `oauth` get
+ * `NodeOAuth.fromSettings`, a relative `storage` being relative to the file.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const parseOptions = (path: string): McpConfig.ParseOptions<HttpClient.HttpClient> => ({
+  oauth: (entry) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
+})
 
 /**
  * A client for the servers of the configuration file at `path`. Entries with `oauth` get
@@ -68,9 +102,7 @@ export const fromFile = (
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.unwrapScoped(
     Effect.map(
-      McpConfig.load(path, {
-        oauth: (entry) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
-      }),
+      McpConfig.load(path, parseOptions(path)),
       (servers) => McpClient.layer({ ...options, servers })
     )
   ).pipe(Layer.provide(platform))
@@ -91,15 +123,27 @@ export const layer = (
   internalPlatform.clientLayer(options, "global")
 
 /**
- * The client for the servers of the configuration file named by `MCP_CONFIG` (default
- * `./mcp.json`).
+ * A client for the servers of a host's configuration file (see `McpConfig.hostPaths`):
+ * `fromHost("claude")` reads Claude Desktop's.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const fromHost = (
+  host: McpConfig.Host,
+  options?: Omit<McpClient.Options, "servers">
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  Layer.unwrapEffect(Effect.map(McpConfig.findHost(host), (path) => fromFile(path, options))).pipe(
+    Layer.provide(platform)
+  )
+
+/**
+ * The client for the servers of the configuration file {@link findConfig} finds: `MCP_CONFIG`,
+ * else `./.mcp.json`, else `./mcp.json`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const McpClientLive: Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> = Layer.unwrapEffect(
-  Effect.map(
-    Effect.mapError(configPath, (error) => new ConfigError({ message: String(error) })),
-    (path) => fromFile(path)
-  )
-)
+  Effect.map(findConfig, (path) => fromFile(path))
+).pipe(Layer.provide(platform))
