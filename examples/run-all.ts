@@ -8,7 +8,15 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const examples = ["effect-client", "promise-facade", "fake-server", "config-file", "tasks", "effect-ai-toolkit", "ai-sdk-tools"]
+const examples = [
+  "effect-client",
+  "promise-facade",
+  "fake-server",
+  "config-file",
+  "tasks",
+  "effect-ai-toolkit",
+  "ai-sdk-tools"
+]
 
 const run = (name: string) =>
   new Promise<{ name: string; ok: boolean; output: string }>((resolve) => {
