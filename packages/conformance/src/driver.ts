@@ -15,8 +15,8 @@
 import { type Client, connect, type ConnectOptions } from "@mcp-effect/node/Connect"
 import { makeOAuth, type Options as OAuthOptions } from "@mcp-effect/node/NodeOAuth"
 
-/** The referee kills a client after 30 s; give up a little earlier, with a message. */
-const deadlineMs = 25_000
+/** The referee kills a client at its `--timeout` (the runner says when); give up a little earlier, with a message. */
+const deadlineMs = Number(process.env["MCP_EFFECT_DRIVER_DEADLINE_MS"] ?? 25_000)
 
 /** How long `close()` may leave the event loop busy before the driver exits anyway. */
 const exitGraceMs = 2_000

@@ -8,7 +8,7 @@
  * ```
  *
  * Arguments are passed through to `conformance client`. The runner adds what is missing:
- * `--command "node <dist/driver.js>"`, `--requirements 2025-11-25` when no scenario, suite or
+ * `--command "node <bundle/driver.js>"`, `--timeout 120000` (the driver is told its deadline), `--requirements 2025-11-25` when no scenario, suite or
  * requirement set is named, `--expected-failures expected-failures-<revision>.yml` when one
  * exists for the revision (`--no-expected-failures` leaves it out), and `-o <temporary dir>`.
  * The referee runs on Node 20 through the `node20-hook.js` resolve hook. Its output is streamed
@@ -33,6 +33,9 @@ const driverPath = Path.join(packageDir, "bundle", "driver.js")
 const hookPath = Path.join(here, "node20-hook.js")
 
 const defaultRevision = "2025-11-25"
+
+/** The referee's limit per scenario; the driver gives up a little before it. */
+const scenarioTimeoutMs = 120_000
 
 const refereeCli = (): string => {
   const manifest = createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")
@@ -75,6 +78,9 @@ export const refereeArgs = (given: ReadonlyArray<string>): {
   if (!hasOption(args, "--command")) {
     args.push("--command", [process.execPath, driverPath].map(shellWord).join(" "))
   }
+  // The referee's default 30 s per scenario leaves no margin when 25–39 drivers start at once on
+  // a busy 2-core machine; a slow start is not a failure, a driver that never ends still is.
+  if (!hasOption(args, "--timeout")) args.push("--timeout", String(scenarioTimeoutMs))
   if (!hasOption(args, "--requirements", "--scenario", "--suite")) {
     args.push("--requirements", defaultRevision)
   }
@@ -159,7 +165,12 @@ const main = (): void => {
   const { args, outputDir } = refereeArgs(process.argv.slice(2))
   const nodeArgs = [...refereeNodeArgs(), "client", ...args]
   process.stderr.write(`[conformance] node ${nodeArgs.map(shellWord).join(" ")}\n`)
-  const child = spawn(process.execPath, nodeArgs, { stdio: ["ignore", "pipe", "pipe"] })
+  const timeout = Number(optionValue(args, "--timeout") ?? scenarioTimeoutMs)
+  const child = spawn(process.execPath, nodeArgs, {
+    stdio: ["ignore", "pipe", "pipe"],
+    // The referee passes its environment on to the driver.
+    env: { ...process.env, MCP_EFFECT_DRIVER_DEADLINE_MS: String(Math.max(1_000, timeout - 5_000)) }
+  })
   const seen = totals()
   forward(child.stdout, process.stdout, seen.see)
   forward(child.stderr, process.stderr, seen.see)
