@@ -1,0 +1,22 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as McpError from "@mcp-effect/client/McpError"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+// docs/errors.md has one row per error class McpError exports: adding an error means documenting it.
+const doc = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../docs/errors.md")
+
+describe("docs/errors.md", () => {
+  it("lists exactly the error classes of McpError", () => {
+    const exported = Object.entries(McpError)
+      .filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name))
+      .map(([name]) => name)
+      .sort()
+    const documented = [...Fs.readFileSync(doc, "utf8").matchAll(/^\| `([A-Z]\w*Error)` \|/gm)]
+      .map((match) => match[1]!)
+      .sort()
+    assert.isAbove(exported.length, 20)
+    assert.deepStrictEqual(documented, exported)
+  })
+})
