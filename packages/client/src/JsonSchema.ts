@@ -37,8 +37,8 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/jsonSchema.js"
-import * as dialects from "./internal/jsonSchemaDialect.js"
+import * as dialects from "./internal/jsonSchema/dialect.js"
+import * as internal from "./internal/jsonSchema/inProcess.js"
 
 /**
  * A JSON Schema dialect this module reads.

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Handlers from "./Handlers.js"
-import * as internal from "./internal/mcpClient.js"
+import * as internal from "./internal/client/mcpClient.js"
 import type {
   AmbiguousServerError,
   AmbiguousToolError,

@@ -31,7 +31,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { CryptoKeyPair } from "oauth4webapi"
-import * as internal from "./internal/oauth.js"
+import * as internal from "./internal/auth/oauth.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
 /**

@@ -10,7 +10,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as internal from "./internal/rpcPeer.js"
+import * as internal from "./internal/rpc/rpcPeer.js"
 import type { AuthFailure } from "./McpAuth.js"
 import type { ConnectionError, RequestError, ServerError } from "./McpError.js"
 import type { SendError, SendHints, TransportFactory } from "./Transport.js"

@@ -9,7 +9,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Handlers from "./Handlers.js"
-import * as internal from "./internal/serverConnection.js"
+import * as internal from "./internal/connection/serverConnection.js"
 import type { JsonSchema } from "./JsonSchema.js"
 import type {
   CapabilityError,

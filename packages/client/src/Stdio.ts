@@ -12,7 +12,8 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import { ChildProcessSpawner } from "./ChildProcess.js"
-import { encodeLine, makeLineDecoder } from "./internal/ndjson.js"
+import * as Limits from "./internal/limits.js"
+import { encodeLine, makeLineDecoder } from "./internal/wire/ndjson.js"
 import { ConnectionError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { Transport, TransportFactory } from "./Transport.js"
@@ -36,12 +37,10 @@ export interface Options {
   readonly shutdownTimeout?: Duration.DurationInput | undefined
 }
 
-const MAX_STDERR_LINE = 2_000
-
 /** Control characters would let a server forge log lines. */
 const sanitizeLogLine = (line: string): string =>
   // eslint-disable-next-line no-control-regex
-  line.slice(0, MAX_STDERR_LINE).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+  line.slice(0, Limits.MAX_STDERR_LINE).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
     `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /** Splits stderr into lines for the log, holding at most one bounded partial line. */
@@ -50,7 +49,7 @@ const stderrLines = (onLine: (line: string) => void) => {
   const decoder = new TextDecoder()
   return (chunk: Uint8Array) => {
     const lines = (partial + decoder.decode(chunk, { stream: true })).split(/\r?\n/)
-    partial = lines.pop()!.slice(0, MAX_STDERR_LINE)
+    partial = lines.pop()!.slice(0, Limits.MAX_STDERR_LINE)
     for (const line of lines) if (line.length > 0) onLine(line)
   }
 }
@@ -76,7 +75,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       LogLevel.Debug
     )
 
-    const decoder = makeLineDecoder(options.maxMessageBytes ?? 256 * 1024 * 1024, {
+    const decoder = makeLineDecoder(options.maxMessageBytes ?? Limits.MAX_STDIO_MESSAGE_BYTES, {
       onValue: sink.onMessage,
       onMalformed: (reason, bytes, summary) =>
         runFork(

@@ -21,8 +21,9 @@ import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
-import * as Http from "./internal/http.js"
-import { summarize } from "./internal/ndjson.js"
+import * as Http from "./internal/http/http.js"
+import * as Limits from "./internal/limits.js"
+import { summarize } from "./internal/wire/ndjson.js"
 import type { AuthFailure } from "./McpAuth.js"
 import {
   ConnectionError,
@@ -56,8 +57,6 @@ const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "num
 // Whether a body is only whitespace (as `trim` would find, without copying it).
 const isBlank = (text: string): boolean => !/\S/.test(text)
 const NO_STREAM = new Set([404, 405, 406])
-const MAX_ERROR_BODY = 64 * 1024
-const MAX_GET_FAILURES = 10
 
 /** @internal */
 export const defaultName = (url: string): string => {
@@ -246,7 +245,7 @@ export const transport = (
           } else {
             if (opened._tag === "Right") yield* discard(opened.right)
             failures++
-            if (failures >= MAX_GET_FAILURES) {
+            if (failures >= Limits.MAX_GET_FAILURES) {
               return yield* Effect.logWarning(`${server}: GET stream failed ${failures} times in a row; giving up`)
             }
           }
@@ -274,7 +273,7 @@ export const transport = (
       method: string
     ): Effect.Effect<void, SendError | InvalidResponseError> =>
       Effect.flatMap(
-        Effect.either(Http.readText({ ...s, maxBodyBytes: MAX_ERROR_BODY }, response)),
+        Effect.either(Http.readText({ ...s, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }, response)),
         (text) => {
           let body: unknown
           try {

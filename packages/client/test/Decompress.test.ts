@@ -11,8 +11,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Duplex } from "node:stream"
 import { deflateSync, gzipSync } from "node:zlib"
-import type { DecompressFailure } from "../src/internal/decompress.js"
-import { decompressBody } from "../src/internal/decompress.js"
+import type { DecompressFailure } from "../src/internal/wire/decompress.js"
+import { decompressBody } from "../src/internal/wire/decompress.js"
 
 class BodyError {
   readonly _tag = "BodyError"

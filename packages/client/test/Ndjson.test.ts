@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeLineDecoder } from "../src/internal/ndjson.js"
+import { makeLineDecoder } from "../src/internal/wire/ndjson.js"
 
 const decoder = (maxLineBytes = 1024) => {
   const values: Array<unknown> = []

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as oauth from "oauth4webapi"
-import * as Http from "../src/internal/http.js"
+import * as Http from "../src/internal/http/http.js"
 import { bodyText } from "./utils/fakeHttp.js"
 
 const serverUrl = "https://mcp.example.com/mcp"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as policy from "../src/internal/oauthPolicy.js"
+import * as policy from "../src/internal/auth/policy.js"
 
 const publicServer = new URL("https://mcp.example.com/mcp")
 const loopbackServer = new URL("http://localhost:3000/mcp")

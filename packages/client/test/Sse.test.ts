@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createParser } from "eventsource-parser"
-import type { SseEvent, SseParser, SseProblem } from "../src/internal/sse.js"
-import { makeSseParser } from "../src/internal/sse.js"
+import type { SseEvent, SseParser, SseProblem } from "../src/internal/wire/sse.js"
+import { makeSseParser } from "../src/internal/wire/sse.js"
 
 interface Recorded {
   readonly parser: SseParser

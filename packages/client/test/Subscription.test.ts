@@ -11,7 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as NotificationQueue from "../src/internal/notificationQueue.js"
+import * as NotificationQueue from "../src/internal/connection/notificationQueue.js"
 
 const options: ServerConnection.Options = { clientInfo: { name: "t", version: "1" }, onNotification: () => {} }
 

@@ -7,9 +7,9 @@
  *
  * @internal
  */
-import { dialectUris } from "@mcp-effect/client/internal/jsonSchemaDialect"
-import { makeEngine } from "@mcp-effect/client/internal/jsonSchemaEngine"
-import { engineOptions } from "@mcp-effect/client/internal/jsonSchemaLimits"
+import { dialectUris } from "@mcp-effect/client/internal/jsonSchema/dialect"
+import { makeEngine } from "@mcp-effect/client/internal/jsonSchema/engine"
+import { engineOptions } from "@mcp-effect/client/internal/jsonSchema/limits"
 import type { CheckOutcome, Options, Outcome } from "@mcp-effect/client/JsonSchema"
 import { parentPort, workerData } from "node:worker_threads"
 import type { Reply, Request } from "./jsonSchemaProtocol.js"

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { Dialect, DialectOutcome, UnsupportedDialect } from "../JsonSchema.js"
+import type { Dialect, DialectOutcome, UnsupportedDialect } from "../../JsonSchema.js"
 
 /** @internal */
 export const supportedDialects: ReadonlyArray<Dialect> = ["2020-12", "2019-09", "draft-07"]

@@ -5,14 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { CheckOutcome, Options, Outcome, Service, ValidationIssue } from "../JsonSchema.js"
-import * as limits from "./jsonSchemaLimits.js"
+import type { CheckOutcome, Options, Outcome, Service, ValidationIssue } from "../../JsonSchema.js"
+import * as limits from "./limits.js"
 
 /** @internal */
-export { defaultBudgetMs, defaultLimits } from "./jsonSchemaLimits.js"
+export { defaultBudgetMs, defaultLimits } from "./limits.js"
 
 // The validator (and its dependencies) loads with the first service that needs it.
-const loadEngine = Effect.promise(() => import("./jsonSchemaEngine.js"))
+const loadEngine = Effect.promise(() => import("./engine.js"))
 
 /** @internal */
 export const make = (options?: Options): Effect.Effect<Service, never, Scope.Scope> =>

@@ -6,6 +6,7 @@
  *
  * @internal
  */
+import * as Limits from "../limits.js"
 
 /** @internal */
 export interface CacheContext {
@@ -31,8 +32,6 @@ interface Entry {
   readonly scope: "public" | "private"
   readonly context: CacheContext
 }
-
-const MAX_ENTRIES = 512
 
 /** @internal */
 export interface ResultCache {
@@ -72,7 +71,7 @@ export const make = (): ResultCache => {
     },
     set: (key, value, hints, context, now) => {
       entries.delete(key)
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
+      if (entries.size >= Limits.MAX_CACHE_ENTRIES) entries.delete(entries.keys().next().value!)
       entries.set(key, { value, receivedAt: now, ttlMs: hints.ttlMs, scope: hints.scope, context })
     },
     delete: (key) => void entries.delete(key),

@@ -45,10 +45,10 @@ import type {
   UnsupportedDialect,
   Unusable,
   ValidationIssue
-} from "../JsonSchema.js"
-import { analyse, type Analysis } from "./jsonSchemaAnalysis.js"
-import { dialectUris, knownDialect, unsupported } from "./jsonSchemaDialect.js"
-import { type EngineOptions, measure, refuseInstance } from "./jsonSchemaLimits.js"
+} from "../../JsonSchema.js"
+import { analyse, type Analysis } from "./analysis.js"
+import { dialectUris, knownDialect, unsupported } from "./dialect.js"
+import { type EngineOptions, measure, refuseInstance } from "./limits.js"
 
 removeUriSchemePlugin("http")
 removeUriSchemePlugin("https")

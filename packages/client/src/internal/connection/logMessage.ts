@@ -4,15 +4,13 @@
  *
  * @internal
  */
-
-/** @internal */
-export const MAX_LOG_MESSAGE = 8_192
+import * as Limits from "../limits.js"
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
 
 /** @internal */
-export const escapeControl = (text: string, max = MAX_LOG_MESSAGE): string => {
+export const escapeControl = (text: string, max = Limits.MAX_LOG_MESSAGE): string => {
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
   return cut.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 }

@@ -6,9 +6,9 @@
  * @internal
  */
 import { resolveIri, toAbsoluteIri } from "@hyperjump/uri"
-import type { Dialect, Limits, UnsupportedDialect } from "../JsonSchema.js"
-import { unsupported, type Vocabulary, vocabulary } from "./jsonSchemaDialect.js"
-import { measure } from "./jsonSchemaLimits.js"
+import type { Dialect, Limits, UnsupportedDialect } from "../../JsonSchema.js"
+import { unsupported, type Vocabulary, vocabulary } from "./dialect.js"
+import { measure } from "./limits.js"
 
 /** @internal */
 export type Analysis =

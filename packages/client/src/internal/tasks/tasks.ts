@@ -1,31 +1,34 @@
-/** @internal */
+/**
+ * The tasks driver of a connection (2025-11-25 task augmentation and the 2026-07-28 tasks
+ * extension): the capability gate, the handle a task-returning call answers with, `tasks/get`,
+ * `tasks/result`, `tasks/update`, `tasks/cancel`, `tasks/list`, and a call driven to its end.
+ * Ids and generations live in `registry.ts`, the polling wait in `wait.ts`.
+ *
+ * @internal
+ */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Handlers from "../Handlers.js"
-import * as HeaderParams from "../HeaderParams.js"
-import type { ConnectError, ValidationError } from "../McpError.js"
-import {
-  CapabilityError,
+import type * as Handlers from "../../Handlers.js"
+import * as HeaderParams from "../../HeaderParams.js"
+import type {
+  ConnectError,
   InputRequiredError,
-  InvalidResponseError,
-  RequestTimeoutError,
-  ServerError,
   ServerNotFoundError,
-  TaskReplacedError
-} from "../McpError.js"
-import type * as McpSchema from "../McpSchema.js"
-import type * as Protocol from "../Protocol.js"
-import type { RequestOptions } from "../ServerConnection.js"
-import { Task } from "../Task.js"
+  TaskReplacedError,
+  ValidationError
+} from "../../McpError.js"
+import { CapabilityError, InvalidResponseError, ServerError } from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type * as Protocol from "../../Protocol.js"
+import type { RequestOptions } from "../../ServerConnection.js"
+import type { Task } from "../../Task.js"
+import * as Registry from "./registry.js"
+import type { TaskRef } from "./registry.js"
+import { idOf, isObject } from "./registry.js"
+import * as Wait from "./wait.js"
 
 /** @internal */
 export const EXTENSION = "io.modelcontextprotocol/tasks"
-/** Poll no faster than this, whatever a server asks (and no slower than 10 s). */
-const MIN_POLL_MS = 100
-const MAX_POLL_MS = 10_000
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** What the driver needs from its connection. */
 export interface Context {
@@ -49,7 +52,7 @@ export interface Context {
 }
 
 /** A handle, or a bare id (not validated, not checked for replacement). */
-export type TaskRef = Task | string
+export type { TaskRef }
 
 /** @internal */
 export type TaskError = ConnectError | CapabilityError | TaskReplacedError | ServerNotFoundError
@@ -84,21 +87,8 @@ export const isCreated = (raw: unknown, era: "legacy" | "modern"): raw is Record
 /** @internal */
 export const make = (context: Context) => {
   const { server } = context
-  // Which task each id names here: a server that hands an id to a new task makes it a new
-  // generation, and handles of the old one stop working.
-  const registry = new Map<string, { generation: number; createdAt: string | undefined }>()
-  // The input requests of each task the handlers already answered: never put to them twice,
-  // across polls and across waits.
-  const answeredKeys = new Map<string, Set<string>>()
-  const answeredOf = (taskId: string) => {
-    const known = answeredKeys.get(taskId)
-    if (known !== undefined) return known
-    const fresh = new Set<string>()
-    answeredKeys.set(taskId, fresh)
-    return fresh
-  }
-
-  const idOf = (ref: TaskRef) => typeof ref === "string" ? ref : ref.taskId
+  const registry = Registry.make(server)
+  const { check, observe, toTask } = registry
   const headers = (taskId: string) => ({ "mcp-name": HeaderParams.encodeValue(taskId) })
 
   /**
@@ -117,70 +107,6 @@ export const make = (context: Context) => {
         ? Effect.succeed(negotiated)
         : Effect.fail(new CapabilityError({ server, capability: `tasks.${legacyPath.join(".")}`, method }))
     })
-
-  /** A handle still names the task it was made for. */
-  const check = (ref: TaskRef): Effect.Effect<void, TaskReplacedError | ServerNotFoundError> => {
-    if (typeof ref === "string") return Effect.void
-    if (ref.server !== server) return Effect.fail(new ServerNotFoundError({ server: ref.server, known: [server] }))
-    const entry = registry.get(ref.taskId)
-    if (entry === undefined) {
-      registry.set(ref.taskId, { generation: ref.generation ?? 0, createdAt: ref.createdAt })
-      return Effect.void
-    }
-    const replaced = (ref.generation !== undefined && ref.generation !== entry.generation) ||
-      (ref.createdAt !== undefined && entry.createdAt !== undefined && ref.createdAt !== entry.createdAt)
-    return replaced ? Effect.fail(new TaskReplacedError({ server, taskId: ref.taskId })) : Effect.void
-  }
-
-  /** Records what the server said about an id; a different creation time is another task. */
-  const observe = (ref: TaskRef, createdAt: string | undefined): Effect.Effect<number, TaskReplacedError> => {
-    const taskId = idOf(ref)
-    const entry = registry.get(taskId)
-    if (entry === undefined) {
-      registry.set(taskId, { generation: 0, createdAt })
-      return Effect.succeed(0)
-    }
-    if (createdAt !== undefined && entry.createdAt !== undefined && createdAt !== entry.createdAt) {
-      registry.set(taskId, { generation: entry.generation + 1, createdAt })
-      answeredKeys.delete(taskId)
-      return typeof ref === "string"
-        ? Effect.succeed(entry.generation + 1)
-        : Effect.fail(new TaskReplacedError({ server, taskId }))
-    }
-    if (entry.createdAt === undefined) entry.createdAt = createdAt
-    return Effect.succeed(entry.generation)
-  }
-
-  /** A task's fields as either era sends them (2025-11-25 `ttl`/`pollInterval`, else `…Ms`). */
-  const toTask = (
-    detail: Record<string, unknown>,
-    ref: TaskRef,
-    generation: number | undefined
-  ): Task => {
-    const error = isObject(detail.error) ? detail.error : undefined
-    const ttl = detail.ttlMs !== undefined ? detail.ttlMs : detail.ttl
-    const poll = detail.pollIntervalMs ?? detail.pollInterval
-    return new Task({
-      taskId: idOf(ref),
-      server,
-      status: typeof detail.status === "string" ? detail.status : "working",
-      statusMessage: typeof detail.statusMessage === "string" ? detail.statusMessage : undefined,
-      createdAt: typeof detail.createdAt === "string" ? detail.createdAt : undefined,
-      lastUpdatedAt: typeof detail.lastUpdatedAt === "string" ? detail.lastUpdatedAt : undefined,
-      ttlMs: typeof ttl === "number" || ttl === null ? ttl : undefined,
-      pollIntervalMs: typeof poll === "number" ? poll : undefined,
-      error: error === undefined ? undefined : {
-        code: typeof error.code === "number" ? error.code : -32603,
-        message: typeof error.message === "string" ? error.message.slice(0, 1_000) : "task failed",
-        data: error.data
-      },
-      inputRequests: detail.status === "input_required" && isObject(detail.inputRequests)
-        ? detail.inputRequests
-        : undefined,
-      tool: typeof ref === "string" ? undefined : ref.tool,
-      generation
-    })
-  }
 
   /** The inline result of a completed 2026-07-28 task, decoded and checked against its tool. */
   const withInlineResult = (
@@ -208,10 +134,7 @@ export const make = (context: Context) => {
       )
     }
     const taskId = detail.taskId
-    const entry = registry.get(taskId)
-    const generation = entry === undefined ? 0 : entry.generation + 1
-    registry.set(taskId, { generation, createdAt: typeof detail.createdAt === "string" ? detail.createdAt : undefined })
-    answeredKeys.delete(taskId)
+    const generation = registry.created(taskId, typeof detail.createdAt === "string" ? detail.createdAt : undefined)
     const base = toTask(detail, taskId, generation).with({ tool })
     return withInlineResult(base, detail, era)
   }
@@ -275,123 +198,10 @@ export const make = (context: Context) => {
       })
     )
 
-  /**
-   * Polls `tasks/get` at the server's pace until the task is terminal. With `answer`, input
-   * requests are answered through the handlers (each key once, across polls); without it an
-   * `input_required` task stops the wait with `InputRequiredError`.
-   */
-  const pollUntil = (
-    ref: TaskRef,
-    options: WaitOptions | undefined,
-    answer: boolean,
-    first?: Task
-  ): Effect.Effect<Task, ResultError> => {
-    const answered = answeredOf(idOf(ref))
-    const pollMs = (task: Task) => Math.min(Math.max(task.pollIntervalMs ?? 1_000, MIN_POLL_MS), MAX_POLL_MS)
-    const stop = (task: Task, reason: string, resumable: boolean) =>
-      new InputRequiredError({
-        server,
-        method: "tasks/update",
-        params: { taskId: task.taskId },
-        inputRequests: task.inputRequests,
-        resumable,
-        reason
-      })
-    const step = (task: Task, era: "legacy" | "modern"): Effect.Effect<Task, ResultError> => {
-      if (task.isTerminal) {
-        if (task.status !== "completed" || task.result !== undefined) return Effect.succeed(task)
-        return era === "legacy"
-          ? Effect.map(result(task, options), (r) => task.with({ result: r }))
-          : Effect.fail(
-            new InvalidResponseError({
-              server,
-              method: "tasks/get",
-              message: `task ${task.taskId} completed without a result`
-            })
-          )
-      }
-      if (task.status === "input_required") {
-        // Requests already answered (here or by the host's updateTask) are waited out.
-        const unanswered = Object.keys(task.inputRequests ?? {}).some((key) => !answered.has(key))
-        if (!answer && unanswered) return Effect.fail(stop(task, "the task needs input; waitForTask answers it", true))
-        if (!answer) return poll(task, era)
-        // 2025-11-25: the input requests arrive as server requests while tasks/result blocks.
-        if (era === "legacy") {
-          return Effect.flatMap(
-            Effect.either(result(task, options)),
-            (outcome) =>
-              Effect.flatMap(get(task, options), (next) =>
-                Either.isRight(outcome) && next.status === "completed"
-                  ? Effect.succeed(next.with({ result: outcome.right }))
-                  : next.isTerminal
-                  ? Effect.succeed(next)
-                  : poll(next, era))
-          )
-        }
-        return Effect.zipRight(respond(task), poll(task, era))
-      }
-      return poll(task, era)
-    }
-    const poll = (task: Task, era: "legacy" | "modern"): Effect.Effect<Task, ResultError> =>
-      Effect.zipRight(
-        Effect.sleep(Duration.millis(pollMs(task))),
-        Effect.flatMap(get(task, options), (next) => step(next, era))
-      )
-    // Every outstanding request is put to its handler once; answers already produced are sent
-    // even when another handler fails, and never asked again.
-    const respond = (task: Task): Effect.Effect<void, ResultError> => {
-      const pending = Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key))
-      return Effect.flatMap(
-        Effect.forEach(pending, ([key, request]) => {
-          const r = isObject(request) ? request : {}
-          const served = typeof r.method === "string"
-            ? Handlers.serve(context.handlers, r.method, isObject(r.params) ? r.params : {}, "modern")
-            : undefined
-          if (served === undefined) {
-            return Effect.succeed(
-              Either.left(stop(task, `no handler for a task's ${String(r.method).slice(0, 100)}`, true))
-            )
-          }
-          return Effect.either(Effect.map(
-            Effect.catchAll(served, (error) =>
-              error instanceof Handlers.InvalidInputRequest
-                ? Effect.fail(stop(task, `refused ${String(r.method)}: ${error.message}`, false))
-                : Effect.zipRight(
-                  Effect.logWarning(`${server}: the ${String(r.method)} handler failed: ${String(error)}`),
-                  Effect.fail(stop(task, `the ${String(r.method)} handler failed`, true))
-                )),
-            (value) => [key, value] as const
-          ))
-        }),
-        (outcomes) => {
-          const answers = outcomes.filter(Either.isRight).map((o) => o.right)
-          const failed = outcomes.find(Either.isLeft)
-          for (const [key] of answers) answered.add(key)
-          const update = answers.length === 0
-            ? Effect.void
-            : Effect.asVoid(update$(task, Object.fromEntries(answers), options))
-          return failed === undefined ? update : Effect.zipRight(update, Effect.fail(failed.left))
-        }
-      )
-    }
-    const run = Effect.flatMap(
-      gate("tasks/get"),
-      (negotiated) =>
-        first !== undefined
-          ? step(first, negotiated.era)
-          : Effect.flatMap(get(ref, options), (t) => step(t, negotiated.era))
-    )
-    const limit = options?.waitTimeout
-    if (limit === undefined) return run
-    const timeoutMs = Duration.toMillis(Duration.decode(limit))
-    return Effect.timeoutFail(run, {
-      duration: limit,
-      onTimeout: () => new RequestTimeoutError({ server, method: "tasks/get", timeoutMs })
-    })
-  }
-
   const update$ = (ref: TaskRef, inputResponses: Record<string, unknown>, options: RequestOptions | undefined) =>
     context.send("tasks/update", { taskId: idOf(ref), inputResponses }, options, headers(idOf(ref)))
+
+  const pollUntil = Wait.make({ server, handlers: context.handlers, registry, gate, get, result, update: update$ })
 
   /** 2026-07-28: the host's own answers to a task's input requests (`tasks/update`). */
   const update = (
@@ -407,7 +217,7 @@ export const make = (context: Context) => {
             new CapabilityError({ server, capability: `${EXTENSION} (2026-07-28)`, method: "tasks/update" })
           )
           : Effect.asVoid(Effect.tap(update$(ref, inputResponses, options), () => {
-            const answered = answeredOf(idOf(ref))
+            const answered = registry.answeredOf(idOf(ref))
             for (const key of Object.keys(inputResponses)) answered.add(key)
           })))
     )
@@ -454,7 +264,7 @@ export const make = (context: Context) => {
                 const result = isObject(raw) ? raw : {}
                 for (const item of Array.isArray(result.tasks) ? result.tasks : []) {
                   if (isObject(item) && typeof item.taskId === "string") {
-                    tasks.push(toTask(item, item.taskId, registry.get(item.taskId)?.generation))
+                    tasks.push(toTask(item, item.taskId, registry.generationOf(item.taskId)))
                   }
                 }
                 const next = typeof result.nextCursor === "string" ? result.nextCursor : undefined

@@ -14,11 +14,12 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import type { AuthFailure, McpAuth } from "../McpAuth.js"
-import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../McpError.js"
-import { decompressBody } from "./decompress.js"
-import { makeSseParser } from "./sse.js"
-import type { SseEvent } from "./sse.js"
+import type { AuthFailure, McpAuth } from "../../McpAuth.js"
+import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../../McpError.js"
+import * as Limits from "../limits.js"
+import { decompressBody } from "../wire/decompress.js"
+import { makeSseParser } from "../wire/sse.js"
+import type { SseEvent } from "../wire/sse.js"
 
 /** @internal */
 export interface HttpSettings {
@@ -65,7 +66,7 @@ export const settings = (
   Effect.map(HttpClient.HttpClient, (base) => {
     // No spans or trace headers: they would cost per request and tell the server about the host.
     const quiet = HttpClient.transformResponse(base, quietly)
-    const maxBodyBytes = options.maxDecompressedBodyBytes ?? 64 * 1024 * 1024
+    const maxBodyBytes = options.maxDecompressedBodyBytes ?? Limits.MAX_BODY_BYTES
     return {
       server,
       client: options.httpClient === undefined ? quiet : options.httpClient(quiet),
@@ -79,7 +80,7 @@ export const settings = (
       retryBase: Duration.decode(options.retryBase ?? "200 millis"),
       maxBodyBytes,
       maxEventBytes: maxBodyBytes,
-      retryFloor: Duration.decode(options.sseRetryFloor ?? "100 millis")
+      retryFloor: Duration.decode(options.sseRetryFloor ?? Limits.SSE_RETRY_FLOOR)
     }
   })
 
@@ -116,7 +117,6 @@ export const quietRuntime = <R>(runtime: Runtime.Runtime<R>): Runtime.Runtime<R>
   )
 
 const REDIRECTS = new Set([301, 302, 307, 308])
-const MAX_REDIRECTS = 5
 // What may follow a redirect to another origin: protocol headers, nothing configured, no
 // credentials, no session.
 const CROSS_ORIGIN_SAFE =
@@ -160,7 +160,7 @@ export const execute = (
         if (!REDIRECTS.has(response.status)) return Effect.succeed(response)
         const location = response.headers["location"]
         if (location === undefined) return Effect.succeed(response)
-        if (hops >= MAX_REDIRECTS) return Effect.fail(transportError(s, "too many redirects"))
+        if (hops >= Limits.MAX_REDIRECTS) return Effect.fail(transportError(s, "too many redirects"))
         let target: URL
         try {
           target = new URL(location, current.url)
@@ -423,7 +423,7 @@ export const readSse = (
     const problems: Array<string> = []
     const parser = makeSseParser({
       maxEventBytes: s.maxEventBytes,
-      maxEventIdLength: 256,
+      maxEventIdLength: Limits.MAX_EVENT_ID_LENGTH,
       onEvent: options.onEvent,
       onRetry: options.onRetry,
       onProblem: (problem, detail) => problems.push(`${problem} (${detail})`)

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { Dialect, Limits, Options } from "../JsonSchema.js"
+import type { Dialect, Limits, Options } from "../../JsonSchema.js"
 
 /** @internal */
 export interface EngineOptions {

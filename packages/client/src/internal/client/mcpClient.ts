@@ -4,20 +4,20 @@ import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Root } from "../Handlers.js"
-import * as JsonSchema from "../JsonSchema.js"
-import type * as McpClient from "../McpClient.js"
+import type { Root } from "../../Handlers.js"
+import * as JsonSchema from "../../JsonSchema.js"
+import type * as McpClient from "../../McpClient.js"
 import {
   AmbiguousServerError,
   AmbiguousToolError,
   ConfigError,
   ServerNotFoundError,
   ToolNotFoundError
-} from "../McpError.js"
-import type { ConnectError } from "../McpError.js"
-import type * as McpSchema from "../McpSchema.js"
-import * as ServerConnection from "../ServerConnection.js"
-import { Task } from "../Task.js"
+} from "../../McpError.js"
+import type { ConnectError } from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import * as ServerConnection from "../../ServerConnection.js"
+import { Task } from "../../Task.js"
 
 /** @internal */
 export const clientInfo: McpSchema.Implementation = { name: "mcp-effect", version: "0.1.0" }

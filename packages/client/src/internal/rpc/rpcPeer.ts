@@ -9,11 +9,12 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type { AuthFailure } from "../McpAuth.js"
-import { ConnectionError, RequestTimeoutError, ServerError } from "../McpError.js"
-import type { RequestError } from "../McpError.js"
-import type { Options, Progress, RequestOptions, RpcPeer } from "../RpcPeer.js"
-import type { SendError, Transport } from "../Transport.js"
+import type { AuthFailure } from "../../McpAuth.js"
+import { ConnectionError, RequestTimeoutError, ServerError } from "../../McpError.js"
+import type { RequestError } from "../../McpError.js"
+import type { Options, Progress, RequestOptions, RpcPeer } from "../../RpcPeer.js"
+import type { SendError, Transport } from "../../Transport.js"
+import * as Limits from "../limits.js"
 
 interface Pending {
   readonly method: string
@@ -119,7 +120,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     // Server-initiated requests run in the connection's scope under a fixed budget.
     const serverRequests = yield* FiberSet.make<void>()
     const serverRequestFibers = new Map<string | number, Fiber.RuntimeFiber<void>>()
-    const maxServerRequests = options.maxConcurrentServerRequests ?? 16
+    const maxServerRequests = options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS
     let runningServerRequests = 0
 
     const respond = (message: object) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message))

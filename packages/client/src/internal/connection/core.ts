@@ -1,0 +1,174 @@
+/**
+ * What every part of a `ServerConnection` may use, and nothing more: the connection's settings
+ * and shared state (`Shared`), its session (`Sessions`, from `session.ts`) and the one way to
+ * send (`RequestPath`, from `requests.ts`). The parts (`lists.ts`, `tools.ts`,
+ * `subscriptions.ts`, …) each take the `Core` and return their slice of the connection; each
+ * names what it uses of it (its `Needs`, a `Pick` of `Core`), so what a part may touch is in its
+ * signature. `serverConnection.ts` only wires them.
+ *
+ * @internal
+ */
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Handlers from "../../Handlers.js"
+import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type * as Protocol from "../../Protocol.js"
+import type * as RpcPeer from "../../RpcPeer.js"
+import type { ServerConfig } from "../../ServerConfig.js"
+import type { Options, RequestOptions } from "../../ServerConnection.js"
+import * as Limits from "../limits.js"
+import * as Tasks from "../tasks/tasks.js"
+import type * as NotificationQueue from "./notificationQueue.js"
+import * as ResultCache from "./resultCache.js"
+
+/** @internal */
+export const DEFAULT_TIMEOUT_MS = 30_000
+
+/** One opened session: its scope (closed on reopen), its peer and what its opening exchange established. */
+export interface Session {
+  readonly scope: Scope.CloseableScope
+  readonly peer: RpcPeer.RpcPeer
+  readonly negotiated: Protocol.Negotiated
+}
+
+/** @internal */
+export type Params = Record<string, unknown> | undefined
+
+/** An open `subscriptions/listen` request, as the router sees it (keyed by its request id). */
+export interface Listen {
+  readonly acknowledge: (granted: Record<string, unknown>) => void
+  readonly end: () => void
+  readonly queue: NotificationQueue.NotificationQueue<RequestError | CapabilityError>
+}
+
+/** The connection's settings and the state its parts share. */
+export interface Shared {
+  readonly server: string
+  readonly options: Options
+  readonly defaultTimeoutMs: number
+  readonly maxPages: number
+  readonly tasksDeclared: boolean
+  readonly identity: Protocol.ClientIdentity
+  /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
+  readonly fixedHostMeta: Record<string, unknown> | undefined
+  /** The host's `_meta` of a 2026-07-28 request. */
+  readonly hostMeta: Effect.Effect<Record<string, unknown>>
+  /** The 2026-07-28 log level: it rides on every request's `_meta` (set by `setLogLevel`). */
+  readonly logLevel: { current: McpSchema.LoggingLevel | undefined }
+  readonly clock: Clock.Clock
+  /** The one result cache of the connection: lists and reads. */
+  readonly cache: ResultCache.ResultCache
+  /** The open listen requests by id: the subscriptions register them, the router reads them. */
+  readonly listens: Map<number, Listen>
+}
+
+/** The session part (`session.ts`). */
+export interface Sessions {
+  /** The open session, opening (or reopening, under the lock) one when there is none. */
+  readonly session: Effect.Effect<Session, ConnectError>
+  /** The current session, open or not, without opening one. */
+  readonly live: () => Session | undefined
+  /** The transport kind in use (the fallback that worked, once one did). */
+  readonly kind: () => string
+  readonly isHttp: () => boolean
+  /** Whether the host closed the connection (its scope is closing). */
+  readonly isClosed: () => boolean
+  /** The connection's scope: for resources that outlive one call (resource watches). */
+  readonly scope: Scope.Scope
+}
+
+/** The request path (`requests.ts`). */
+export interface RequestPath {
+  /**
+   * One request on the current session. On 2026-07-28 it carries the per-request `_meta`
+   * and headers, the era's errors are typed, and a broken response stream is re-issued once.
+   */
+  readonly send: SendNow
+  /** `send` for a caller already running: evaluated at once (every step of an effect costs CPU per call). */
+  readonly sendNow: SendNow
+  /** `send` after the legacy capability gate of `method`. */
+  readonly gated: (
+    method: string,
+    params: Params,
+    options?: RequestOptions
+  ) => Effect.Effect<unknown, ConnectError | CapabilityError>
+  /** The result when its `resultType` is complete, else an invalid result. */
+  readonly complete: (method: string, result: unknown) => Effect.Effect<unknown, RequestError>
+  /** A request with the `input_required` rounds driven to their end (DIGEST §5). */
+  readonly withInput: WithInput
+  /** `withInput` for a caller already running. */
+  readonly withInputNow: WithInput
+}
+
+/** @internal */
+export type SendNow = (
+  method: string,
+  params: Params,
+  options?: RequestOptions,
+  extraHeaders?: Record<string, string>,
+  onAuthorization?: (sha256: string | undefined) => void,
+  onId?: (id: number) => void
+) => Effect.Effect<unknown, ConnectError>
+
+/** @internal */
+export type WithInput = (
+  method: string,
+  params: Record<string, unknown>,
+  options: RequestOptions | undefined,
+  headers: Record<string, string> | undefined,
+  start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined },
+  onComplete?: (retried: boolean) => void,
+  onAuthorization?: (sha256: string | undefined) => void
+) => Effect.Effect<unknown, ConnectError | InputRequiredError>
+
+/** @internal */
+export interface Core extends Shared, Sessions, RequestPath {}
+
+/** @internal */
+export const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** @internal */
+export const timeoutOf = (options: RequestOptions | undefined): number | undefined =>
+  options?.timeout === undefined ? undefined : Duration.toMillis(Duration.decode(options.timeout))
+
+/** The settings read from the config and the options, and the empty shared state. @internal */
+export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
+  Effect.map(Effect.clock, (clock) => {
+    const handlers = options.handlers
+    const declared = options.extensions ?? []
+    const extensions = declared.length === 0
+      ? {}
+      : { extensions: Object.fromEntries(declared.map((id) => [id, {}])) }
+    // A fixed value needs no effect per request.
+    const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
+      ? {}
+      : Effect.isEffect(options.requestMeta)
+      ? undefined
+      : options.requestMeta
+    return {
+      server: config.name,
+      options,
+      defaultTimeoutMs: config.readTimeout === undefined
+        ? DEFAULT_TIMEOUT_MS
+        : Duration.toMillis(Duration.decode(config.readTimeout)),
+      maxPages: options.maxPages ?? Limits.MAX_PAGES,
+      tasksDeclared: declared.includes(Tasks.EXTENSION),
+      identity: {
+        clientInfo: options.clientInfo,
+        capabilities: { ...Handlers.capabilities(handlers, "modern"), ...extensions },
+        legacyCapabilities: Handlers.capabilities(handlers, "legacy")
+      },
+      fixedHostMeta,
+      hostMeta: fixedHostMeta === undefined
+        ? options.requestMeta as Effect.Effect<Record<string, unknown>>
+        : Effect.succeed(fixedHostMeta),
+      logLevel: { current: undefined },
+      clock,
+      cache: ResultCache.make(),
+      listens: new Map()
+    }
+  })

@@ -1,0 +1,234 @@
+/**
+ * Lists and reads, and where their caching is decided: pagination of the four lists, the keys
+ * and context of the result cache, when a result is stored (hints), served (fresh, or stale on a
+ * transient HTTP failure) or dropped (change notifications), and `cacheInfo`.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HeaderParams from "../../HeaderParams.js"
+import type { ConnectError, InputRequiredError } from "../../McpError.js"
+import type { RequestOptions, ServerConnection } from "../../ServerConnection.js"
+import type { Core, Params, Session } from "./core.js"
+import { isObject } from "./core.js"
+import * as Decode from "./decode.js"
+import * as ResultCache from "./resultCache.js"
+
+/** What lists and reads use of the core. @internal */
+export type Needs = Pick<
+  Core,
+  "server" | "maxPages" | "cache" | "hostMeta" | "logLevel" | "session" | "isHttp" | "send" | "complete" | "withInput"
+>
+
+/** @internal */
+export type ListKey = "tools" | "prompts" | "resources" | "resourceTemplates"
+
+/** The cache key of each list. @internal */
+export const listKeys: Record<ListKey, string> = {
+  tools: "tools/list",
+  prompts: "prompts/list",
+  resources: "resources/list",
+  resourceTemplates: "resources/templates/list"
+}
+
+/** The cache key of a read. @internal */
+export const readKey = (uri: string) => `resources/read ${uri}`
+
+/** Drops what a change notification says is stale (the router calls this before any listener). @internal */
+export const invalidate = (cache: ResultCache.ResultCache, method: string, params: Params): void => {
+  switch (method) {
+    case "notifications/tools/list_changed":
+      cache.delete(listKeys.tools)
+      break
+    case "notifications/prompts/list_changed":
+      cache.delete(listKeys.prompts)
+      break
+    case "notifications/resources/list_changed":
+      cache.delete(listKeys.resources)
+      cache.delete(listKeys.resourceTemplates)
+      break
+    case "notifications/resources/updated":
+      if (typeof params?.uri === "string") cache.delete(readKey(params.uri))
+      break
+  }
+}
+
+/** The context cached results are bound to: effective `_meta` and the credential. */
+const cacheContext = (core: Needs, s: Session): Effect.Effect<ResultCache.CacheContext> =>
+  s.negotiated.era === "legacy"
+    ? Effect.map(s.peer.authorization, (authorization) => ({ meta: "", authorization }))
+    : Effect.zipWith(core.hostMeta, s.peer.authorization, (host, authorization) => ({
+      meta: JSON.stringify([host, core.logLevel.current ?? null]),
+      authorization
+    }))
+
+/** @internal */
+export interface Fetched<A> {
+  readonly value: A
+  readonly hints: { readonly ttlMs: number | undefined; readonly scope: "public" | "private" } | undefined
+}
+
+/**
+ * Serves a cached result while fresh, else fetches and caches it. On a transient HTTP
+ * failure an older copy is served with a warning ("MAY serve stale"); never on stdio or SSE.
+ *
+ * @internal
+ */
+export const cached = <A>(
+  core: Needs,
+  key: string,
+  fetch: (
+    onAuthorization: (sha256: string | undefined) => void
+  ) => Effect.Effect<Fetched<A>, ConnectError | InputRequiredError>
+): Effect.Effect<A, ConnectError | InputRequiredError> => {
+  const { cache, server } = core
+  return Effect.flatMap(
+    core.session,
+    (s) =>
+      Effect.flatMap(cacheContext(core, s), (context) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const reuse = s.peer.reusableCache
+          const hit = reuse ? cache.fresh(key, context, now) : undefined
+          if (hit !== undefined) {
+            return Effect.succeed(hit as A)
+          }
+          let sent = context.authorization
+          return fetch((sha256) => (sent = sha256)).pipe(
+            Effect.tap(({ hints, value }) =>
+              Effect.sync(() =>
+                hints === undefined
+                  ? cache.delete(key)
+                  : cache.set(key, value, hints, { meta: context.meta, authorization: sent }, now)
+              )
+            ),
+            Effect.map(({ value }) => value),
+            Effect.catchIf(
+              (error) =>
+                reuse && core.isHttp() && (error._tag === "TransientServerError" || error._tag === "ConnectionError") &&
+                cache.any(key, context) !== undefined,
+              (error) =>
+                Effect.as(
+                  Effect.logWarning(`${server}: serving a stale ${key} after ${error._tag}`),
+                  cache.any(key, context) as A
+                )
+            )
+          )
+        }))
+  )
+}
+
+/**
+ * Every page of a list, cached as one result under the smallest `ttlMs` of its pages.
+ *
+ * @internal
+ */
+export const listAll = <K extends ListKey, A>(
+  core: Needs,
+  method: string,
+  key: K,
+  decode: Decode.Decoder<{ readonly [P in K]: ReadonlyArray<A> } & { readonly nextCursor?: string | undefined }>,
+  requestOptions: RequestOptions | undefined
+): Effect.Effect<ReadonlyArray<A>, ConnectError> => {
+  const { maxPages, server } = core
+  return cached(core, listKeys[key], (onAuthorization) => {
+    const items: Array<A> = []
+    const seen = new Set<string>()
+    let ttl = Infinity
+    let hinted = false
+    let scope: "public" | "private" = "public"
+    let restarted = false
+    // An invalid cursor (-32602) discards the pages collected so far: the walk restarts once.
+    const restart = () => {
+      items.length = 0
+      seen.clear()
+      ttl = Infinity
+      hinted = false
+      scope = "public"
+      restarted = true
+      return loop(undefined, 1)
+    }
+    const loop = (cursor: string | undefined, pages: number): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
+      Effect.flatMap(
+        core.send(method, cursor === undefined ? undefined : { cursor }, requestOptions, undefined, onAuthorization),
+        (raw) =>
+          Effect.flatMap(core.complete(method, raw), () =>
+            Effect.flatMap(decode(server, method, raw), (page) => {
+              if (isObject(raw) && ("ttlMs" in raw || "cacheScope" in raw)) {
+                hinted = true
+                ttl = Math.min(ttl, ResultCache.ttlOf(raw))
+                if (ResultCache.scopeOf(raw) === "private") scope = "private"
+              }
+              for (const item of page[key]) items.push(item)
+              const next = page.nextCursor
+              if (next === undefined) return Effect.succeed(items)
+              if (seen.has(next)) {
+                return Effect.as(
+                  Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
+                  items
+                )
+              }
+              if (pages >= maxPages) {
+                return Effect.as(
+                  Effect.logWarning(`${server}: ${method} stopped at the bound of ${maxPages} pages`),
+                  items
+                )
+              }
+              seen.add(next)
+              return Effect.catchIf(
+                loop(next, pages + 1),
+                (error) => !restarted && error._tag === "ServerError" && error.code === -32602,
+                restart
+              )
+            }))
+      )
+    return Effect.map(loop(undefined, 1), (value) => ({
+      value,
+      // No hints (a legacy server): kept until list_changed. Otherwise the smallest ttlMs.
+      hints: hinted ? { ttlMs: ttl === Infinity ? 0 : ttl, scope } : { ttlMs: undefined, scope }
+    }))
+  }) as Effect.Effect<ReadonlyArray<A>, ConnectError>
+}
+
+/** A `resources/read`, cached only under a positive `ttlMs`. */
+const readResource = (core: Needs): ServerConnection["readResource"] => (uri, requestOptions) =>
+  cached(core, readKey(uri), (onAuthorization) => {
+    let retried = false
+    return core.withInput(
+      "resources/read",
+      { uri },
+      requestOptions,
+      { "mcp-name": HeaderParams.encodeValue(uri) },
+      undefined,
+      (wasRetried) => (retried = wasRetried),
+      onAuthorization
+    ).pipe(
+      Effect.flatMap((raw) =>
+        Effect.map(Decode.readResource(core.server, "resources/read", raw), (value) => ({
+          value,
+          // Only a positive ttlMs makes a read reusable, and never a result that answered
+          // inputResponses or requestState.
+          hints: ResultCache.ttlOf(raw) > 0 && !retried
+            ? { ttlMs: ResultCache.ttlOf(raw), scope: ResultCache.scopeOf(raw) }
+            : undefined
+        }))
+      )
+    )
+  })
+
+/** The lists (but tools, see `tools.ts`), reads and `cacheInfo` of a connection. @internal */
+export const make = (core: Needs): Pick<
+  ServerConnection,
+  "listPrompts" | "listResources" | "listResourceTemplates" | "readResource" | "cacheInfo"
+> => ({
+  listPrompts: (requestOptions) => listAll(core, "prompts/list", "prompts", Decode.prompts, requestOptions),
+  listResources: (requestOptions) => listAll(core, "resources/list", "resources", Decode.resources, requestOptions),
+  listResourceTemplates: (requestOptions) =>
+    listAll(core, "resources/templates/list", "resourceTemplates", Decode.templates, requestOptions),
+  readResource: readResource(core),
+  cacheInfo: (kind, uri) =>
+    Effect.map(
+      Clock.currentTimeMillis,
+      (now) => core.cache.info(kind === "read" ? readKey(uri ?? "") : listKeys[kind], now)
+    )
+})

@@ -1,0 +1,51 @@
+/**
+ * `ServerConnection.make`: wiring only. The shared settings and state (`core.ts`), the router
+ * of what the server sends unasked (`router.ts`), the session (`session.ts`) and the request
+ * path (`requests.ts`) make the `Core` each feature part takes: lists and reads (`lists.ts`),
+ * tools and tasks (`tools.ts`), subscriptions (`subscriptions.ts`, `watches.ts`) and the other
+ * methods (`methods.ts`).
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { ConnectError } from "../../McpError.js"
+import type { ServerConfig } from "../../ServerConfig.js"
+import type { Options, ServerConnection } from "../../ServerConnection.js"
+import * as Core from "./core.js"
+import * as Lists from "./lists.js"
+import * as Methods from "./methods.js"
+import * as Requests from "./requests.js"
+import * as Router from "./router.js"
+import * as Session from "./session.js"
+import * as Subscriptions from "./subscriptions.js"
+import * as Tools from "./tools.js"
+import * as Watches from "./watches.js"
+
+/** @internal */
+export const make = <R>(
+  config: ServerConfig<R>,
+  options: Options
+): Effect.Effect<ServerConnection, ConnectError, Scope.Scope | R> =>
+  Effect.gen(function*() {
+    const shared = yield* Core.makeShared(config, options)
+    const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
+    const base = { ...shared, ...sessions }
+    const core: Core.Core = { ...base, ...Requests.make(base) }
+    const { listen } = Subscriptions.make(core)
+    const connection: ServerConnection = {
+      name: core.server,
+      get kind() {
+        return core.kind()
+      },
+      negotiated: () => core.live()?.negotiated,
+      connect: Effect.map(core.session, (s) => s.negotiated),
+      ...Lists.make(core),
+      ...Tools.make(core),
+      ...Methods.make(core),
+      listen,
+      ...Watches.make(core, listen)
+    }
+    yield* connection.connect
+    return connection
+  })

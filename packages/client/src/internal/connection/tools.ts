@@ -1,0 +1,229 @@
+/**
+ * Tools: the list (and the definitions calls go out under), lookup, `Mcp-Name`/`Mcp-Param-*`
+ * headers, the `-32020` refresh-and-retry, input dialect refusal and output validation
+ * (`validation.ts`), and tasks: a task-returning call is driven to its end (`../tasks/`).
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HeaderParams from "../../HeaderParams.js"
+import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
+import { InvalidResponseError } from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type { RequestOptions, ServerConnection } from "../../ServerConnection.js"
+import { Task } from "../../Task.js"
+import * as Tasks from "../tasks/tasks.js"
+import type { Core, Session } from "./core.js"
+import { isObject } from "./core.js"
+import * as Decode from "./decode.js"
+import * as Lists from "./lists.js"
+import * as Validation from "./validation.js"
+
+/** A `_meta` key inside tool arguments belongs to the request, not to the tool. */
+const callToolParams = (name: string, args: Record<string, unknown> | undefined): Record<string, unknown> => {
+  if (args === undefined) return { name, arguments: {} }
+  if (!Object.prototype.hasOwnProperty.call(args, "_meta")) return { name, arguments: args }
+  const { _meta, ...rest } = args
+  return { name, arguments: rest, _meta }
+}
+
+const findTool = (tools: ReadonlyArray<McpSchema.Tool>, name: string) => tools.find((t) => t.name === name)
+
+type Augment = (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
+
+/** @internal */
+export type ToolMethods = Pick<
+  ServerConnection,
+  | "listTools"
+  | "callTool"
+  | "callToolAsTask"
+  | "getTask"
+  | "getTaskResult"
+  | "waitForTask"
+  | "cancelTask"
+  | "updateTask"
+  | "listTasks"
+>
+
+/** What tools use of the core: what lists use (the tools list), and the call path. @internal */
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "withInputNow">
+
+/** @internal */
+export const make = (core: Needs): ToolMethods => {
+  const { server } = core
+  const jsonSchema = core.options.jsonSchema
+  const validation = Validation.make(server, core.options)
+
+  // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
+  // on 2026-07-28: they are left out of the list, with a warning.
+  const usable = (tools: ReadonlyArray<McpSchema.Tool>, s: Session) => {
+    if (s.negotiated.era !== "modern" || !core.isHttp()) return Effect.succeed(tools)
+    const kept: Array<McpSchema.Tool> = []
+    const dropped: Array<string> = []
+    for (const tool of tools) {
+      const result = HeaderParams.validate(tool.inputSchema)
+      if (result.valid) kept.push(tool)
+      else dropped.push(`${tool.name.slice(0, 64)} (${result.reason})`)
+    }
+    return dropped.length === 0 ? Effect.succeed(kept) : Effect.as(
+      Effect.logWarning(`${server}: left out tools with invalid x-mcp-header annotations: ${dropped.join(", ")}`),
+      kept
+    )
+  }
+
+  // The definitions calls are made under: the last list fetched, whatever its freshness; a
+  // -32020 mismatch is what refreshes them.
+  let knownTools: ReadonlyArray<McpSchema.Tool> | undefined
+  const listTools = (requestOptions?: RequestOptions): Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError> =>
+    Effect.flatMap(
+      Effect.tap(
+        Lists.listAll(core, "tools/list", "tools", Decode.tools, requestOptions),
+        (tools) =>
+          Effect.sync(() => {
+            knownTools = tools
+          })
+      ),
+      (tools) => Effect.flatMap(core.session, (s) => usable(tools, s))
+    )
+
+  /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
+  const headersNeedDefinition = () => core.live()?.negotiated.era === "modern" && core.isHttp()
+
+  /**
+   * The headers of a call: `Mcp-Name`, and the `Mcp-Param-*` ones from the tool's definition
+   * (none off 2026-07-28 HTTP).
+   */
+  const callHeaders = (
+    name: string,
+    tool: McpSchema.Tool | undefined,
+    args: Record<string, unknown> | undefined
+  ): Record<string, string> | InvalidResponseError => {
+    const headers = { "mcp-name": HeaderParams.encodeValue(name) }
+    if (tool === undefined || !headersNeedDefinition()) return headers
+    const params = HeaderParams.validate(tool.inputSchema)
+    if (!params.valid) return headers
+    const rendered = HeaderParams.render(params.params, args ?? {})
+    return "error" in rendered
+      ? new InvalidResponseError({
+        server,
+        method: "tools/call",
+        message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
+      })
+      : { ...headers, ...rendered as Record<string, string> }
+  }
+
+  const tasks = Tasks.make({
+    server,
+    handlers: core.options.handlers,
+    declared: core.tasksDeclared,
+    session: Effect.map(core.session, (s) => s.negotiated),
+    send: (method, params, requestOptions, headers) => core.send(method, params, requestOptions, headers),
+    decodeResult: (value) => Decode.callTool(server, "tools/call", value),
+    checkOutput: validation.checkOutput
+  })
+
+  /**
+   * Legacy (2025-11-25) task augmentation: a tool that requires it is called as a task when
+   * the server declares `tasks.requests.tools.call`.
+   */
+  const withTask: Augment = (params, tool) => {
+    const negotiated = core.live()?.negotiated
+    const declared = negotiated?.era === "legacy" &&
+      isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
+      isObject(negotiated.capabilities.tasks.requests.tools) &&
+      negotiated.capabilities.tasks.requests.tools.call !== undefined
+    return declared && tool?.execution?.taskSupport === "required" ? { ...params, task: {} } : params
+  }
+
+  /**
+   * Sends a `tools/call`: the definition it goes out under is the one its result is checked
+   * against (a -32020 retry goes out, and is checked, under the refreshed one). One lookup of
+   * the definition serves the input check, the headers and the output check.
+   */
+  const invokeTool = (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    augment: Augment
+  ) => {
+    // Plain functions until the request goes out: this runs on every call.
+    const under = (tool: McpSchema.Tool | undefined): Effect.Effect<
+      { readonly raw: unknown; readonly tool: McpSchema.Tool | undefined; readonly era: "legacy" | "modern" },
+      ConnectError | InputRequiredError | ValidationError
+    > => {
+      const refused = validation.inputRefusal(tool)
+      if (refused !== undefined) return Effect.fail(refused)
+      const headers = callHeaders(name, tool, args)
+      if (headers instanceof InvalidResponseError) return Effect.fail(headers)
+      return Effect.map(
+        core.withInputNow("tools/call", augment(callToolParams(name, args), tool), requestOptions, headers),
+        (raw) => ({ raw, tool, era: core.live()?.negotiated.era ?? "legacy" })
+      )
+    }
+    // The definition a call goes out under: the known list, fetched once when unknown.
+    const call = Effect.suspend(() =>
+      jsonSchema === undefined && !headersNeedDefinition()
+        ? under(undefined)
+        : knownTools !== undefined
+        ? under(findTool(knownTools, name))
+        : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
+    )
+    // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
+    return Effect.catchTag(call, "HeaderMismatchError", () =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          core.cache.delete(Lists.listKeys.tools)
+          knownTools = undefined
+        }),
+        call
+      ))
+  }
+
+  /** A plain `tools/call` result, checked, its structured content against the output schema. */
+  const toolResult = (raw: unknown, tool: McpSchema.Tool | undefined, era: "legacy" | "modern") =>
+    // The usual result needs no effect of its own: every step of one costs CPU per call.
+    Decode.isPlainTextResult(raw) && !validation.checksOutput(tool, raw)
+      ? Effect.succeed(raw)
+      : Effect.flatMap(Decode.callTool(server, "tools/call", raw), (result) =>
+        Effect.as(validation.checkOutput(tool, result, era), result))
+
+  // A task-returning call is driven to its end transparently (polled at the server's pace,
+  // input requests answered once each, bounded by the task's ttlMs).
+  const callTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
+    Effect.flatMap(invokeTool(name, args, requestOptions, withTask), ({ era, raw, tool }) =>
+      Tasks.isCreated(raw, era)
+        ? Effect.flatMap(tasks.created(raw, tool, era), (task) => tasks.complete(task, requestOptions))
+        : toolResult(raw, tool, era))
+
+  const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>
+    Effect.flatMap(core.session, (s) => {
+      const modern = s.negotiated.era === "modern"
+      const ttl = taskOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.decode(taskOptions.ttl)) }
+      return Effect.zipRight(
+        tasks.gate("tools/call", ["requests", "tools", "call"]),
+        Effect.flatMap(
+          invokeTool(name, args, taskOptions, (params) => modern ? params : { ...params, task: ttl }),
+          // A server that answers with the result at once yields a completed handle carrying it.
+          ({ era, raw, tool }) =>
+            Tasks.isCreated(raw, era)
+              ? tasks.created(raw, tool, era)
+              : Effect.map(toolResult(raw, tool, era), (result) =>
+                new Task({ taskId: "", server, status: "completed", result, tool }))
+        )
+      )
+    })
+
+  return {
+    listTools,
+    callTool,
+    callToolAsTask,
+    getTask: tasks.get,
+    getTaskResult: tasks.result,
+    waitForTask: (task, waitOptions) =>
+      tasks.wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
+    cancelTask: tasks.cancel,
+    updateTask: tasks.update,
+    listTasks: (requestOptions) => tasks.list(core.maxPages, requestOptions)
+  }
+}
