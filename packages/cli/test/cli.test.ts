@@ -248,6 +248,13 @@ describe("mcp-effect CLI", () => {
       assert.strictEqual(err, "error: UsageError: --oauth applies to URL targets (--target https://…)")
     }))
 
+  it("escapes bidirectional-text controls and invisible format marks in server text", () => {
+    assert.strictEqual(
+      format.clean("invoice\u202Efdp.exe \u2066x\u2069 \u200F\u061C\u2028"),
+      "invoice\\u202efdp.exe \\u2066x\\u2069 \\u200f\\u061c\\u2028"
+    )
+  })
+
   it("prints content blocks as text and escapes control characters", () => {
     const pixel = "iVBORw0KGgo="
     assert.deepStrictEqual(

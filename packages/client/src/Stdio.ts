@@ -37,11 +37,16 @@ export interface Options {
   readonly shutdownTimeout?: Duration.DurationInput | undefined
 }
 
-/** Control characters would let a server forge log lines. */
+// Control characters would let a server forge log lines; bidi and invisible format marks would
+// let it reorder or hide what a reader sees.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+
 const sanitizeLogLine = (line: string): string =>
-  // eslint-disable-next-line no-control-regex
-  line.slice(0, Limits.MAX_STDERR_LINE).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
-    `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  line.slice(0, Limits.MAX_STDERR_LINE).replace(
+    UNPRINTABLE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
 
 /** Splits stderr into lines for the log, holding at most one bounded partial line. */
 const stderrLines = (onLine: (line: string) => void) => {

@@ -353,4 +353,23 @@ describe("server log messages", () => {
       assert.strictEqual(second!.level, "info")
       assert.strictEqual(second!.data, JSON.stringify({ nested: "a\rb" }))
     }))
+
+  it.scoped("escape bidirectional-text controls and invisible format marks", () =>
+    Effect.gen(function*() {
+      const seen: Array<Record<string, unknown> | undefined> = []
+      const { server } = yield* connect(Scenarios.demo, (_server, method, params) => {
+        if (method === "notifications/message") seen.push(params)
+      })
+      yield* server.notify("notifications/message", {
+        level: "info",
+        logger: "a\u2066b",
+        data: "invoice\u202Efdp.exe \u202A\u202B\u202C\u202D \u2067\u2068\u2069 \u200E\u200F\u061C"
+      })
+      const [message] = seen
+      assert.strictEqual(message!.logger, "a\\u2066b")
+      assert.strictEqual(
+        message!.data,
+        "invoice\\u202efdp.exe \\u202a\\u202b\\u202c\\u202d \\u2067\\u2068\\u2069 \\u200e\\u200f\\u061c"
+      )
+    }))
 })

@@ -7,11 +7,12 @@ import type { Progress } from "@mcp-effect/client/RpcPeer"
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
 /**
- * Server text goes to a terminal: control characters (escape sequences included) are shown
- * escaped so a server cannot repaint the screen or forge lines; newlines and tabs stay.
+ * Server text goes to a terminal: control characters (escape sequences included), line
+ * separators, bidirectional-text controls and invisible format marks are shown escaped so a
+ * server cannot repaint the screen, forge lines or reorder what is shown; newlines and tabs stay.
  *
  * @internal
  */

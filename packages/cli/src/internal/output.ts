@@ -86,7 +86,7 @@ export const withPlainStreams = <A, E, R>(mode: Mode, effect: Effect.Effect<A, E
     return Effect.withConsole(effect, console)
   })
 
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029]/g
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
 /**
  * A value as the JSON document of a command. JSON.stringify escapes C0 controls; C1 controls

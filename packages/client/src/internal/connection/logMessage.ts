@@ -1,13 +1,15 @@
 /**
- * Server log messages (`notifications/message`) made safe to print: control characters escaped,
- * length bounded, so a server cannot forge log lines or flood the host's log.
+ * Server log messages (`notifications/message`) made safe to print: control characters, line
+ * separators, bidirectional-text controls and invisible format marks (U+061C, U+200E/F,
+ * U+202A–E, U+2066–9) escaped, length bounded, so a server cannot forge log lines, reorder or
+ * hide what a reader sees (`invoice\u202Efdp.exe`), or flood the host's log.
  *
  * @internal
  */
 import * as Limits from "../limits.js"
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
 /** @internal */
 export const escapeControl = (text: string, max = Limits.MAX_LOG_MESSAGE): string => {
