@@ -25,8 +25,10 @@ import * as Stream from "effect/Stream"
 export interface SpawnOptions {
   readonly command: string
   readonly args: ReadonlyArray<string>
-  /** Variables added to the inherited environment. */
+  /** Variables added to the environment the process gets (see {@link childEnvironment}). */
   readonly env?: Record<string, string> | undefined
+  /** The process gets the host's whole environment instead of {@link inheritedVariables} only. */
+  readonly inheritEnv?: boolean | undefined
   readonly cwd?: string | undefined
   readonly onStdout: (chunk: Uint8Array) => void
   readonly onStderr: (chunk: Uint8Array) => void
@@ -77,11 +79,66 @@ export class ChildProcessSpawner
   extends Context.Tag("@mcp-effect/client/ChildProcessSpawner")<ChildProcessSpawner, Service>()
 {}
 
+/**
+ * The host variables a server process gets by default: what a program needs to run (a path, a
+ * home, a user, a shell, a terminal), and not the rest of the host's environment — API keys and
+ * tokens stay with the host unless an entry passes them in `env`, or asks for `inheritEnv`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const inheritedVariables: ReadonlyArray<string> = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "TERM",
+  "USER",
+  // Windows
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATHEXT",
+  "PROCESSOR_ARCHITECTURE",
+  "PROGRAMFILES",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "TMP",
+  "USERNAME",
+  "USERPROFILE",
+  "WINDIR"
+]
+
+/**
+ * The environment of a server process: the host's {@link inheritedVariables} (or all of it with
+ * `inheritEnv`), then `env` on top. Values that start with `()` (exported shell functions) are
+ * not inherited.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const childEnvironment = (
+  host: Readonly<Record<string, string | undefined>>,
+  options: { readonly env?: Record<string, string> | undefined; readonly inheritEnv?: boolean | undefined }
+): Record<string, string> => {
+  const inherited: Record<string, string> = {}
+  const names = options.inheritEnv === true ? Object.keys(host) : inheritedVariables
+  for (const name of names) {
+    const value = host[name]
+    if (value !== undefined && !value.startsWith("()")) inherited[name] = value
+  }
+  return { ...inherited, ...options.env }
+}
+
 const encoder = new TextEncoder()
 
 /**
  * A spawner on any platform's `CommandExecutor` (Bun, Deno, Node). Costs a stream hop per
- * message; on Node prefer `NodeChildProcess.layer` from `@mcp-effect/node`.
+ * message; on Node prefer `NodeChildProcess.layer` from `@mcp-effect/node`. The platform's
+ * executor adds the host's whole environment to every command, so `inheritEnv: false` cannot be
+ * honoured here: only `NodeChildProcess.layer` limits a server to {@link inheritedVariables}.
  *
  * @since 0.1.0
  * @category layers

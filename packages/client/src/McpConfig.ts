@@ -49,6 +49,8 @@ export interface StdioEntry {
   readonly args: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
+  /** `"inheritEnv": true`: the process gets the host's whole environment, not the safe default. */
+  readonly inheritEnv?: boolean | undefined
   /** Seconds. */
   readonly readTimeout?: number | undefined
   /** `"disabled": true`: listed, never connected. */
@@ -298,6 +300,7 @@ export const toConfig = <R = never>(
       command: entry.command,
       args: entry.args,
       env: entry.env,
+      inheritEnv: entry.inheritEnv,
       cwd: entry.cwd,
       readTimeout: seconds(entry.readTimeout)
     }))

@@ -27,8 +27,14 @@ export interface Options {
   readonly name?: string | undefined
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
-  /** Variables added to the inherited environment. */
+  /**
+   * Variables the process gets on top of the host's safe default set (`HOME`, `PATH`, `USER`, …;
+   * see `ChildProcess.inheritedVariables`): the host's other variables, API keys included, are
+   * not passed on unless `inheritEnv` is true.
+   */
   readonly env?: Record<string, string> | undefined
+  /** Pass the host's whole environment to the process (default false). */
+  readonly inheritEnv?: boolean | undefined
   readonly cwd?: string | undefined
   readonly readTimeout?: Duration.DurationInput | undefined
   /** Largest message accepted from the server; longer lines are logged and skipped (default 256 MiB). */
@@ -96,6 +102,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       command: options.command,
       args: options.args ?? [],
       env: options.env,
+      inheritEnv: options.inheritEnv,
       cwd: options.cwd,
       onStdout: decoder.push,
       onStderr: logsStderr

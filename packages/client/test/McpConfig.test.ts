@@ -319,6 +319,18 @@ describe("McpConfig oauth entries", () => {
     }
   }
 
+  it.effect("passes a stdio entry's inheritEnv on, and refuses one that is not a boolean", () =>
+    Effect.gen(function*() {
+      const entries = yield* McpConfig.decode({
+        mcpServers: { all: { command: "node", inheritEnv: true }, safe: { command: "node" } }
+      })
+      assert.deepStrictEqual(entries.map((entry) => entry.type === "stdio" && entry.inheritEnv), [true, undefined])
+      const refused = yield* Effect.flip(
+        McpConfig.decode({ mcpServers: { bad: { command: "node", inheritEnv: "yes" } } })
+      )
+      assert.include(refused.message, "inheritEnv")
+    }))
+
   it.effect("hands each HTTP entry's oauth to the host; true means defaults, false none", () =>
     Effect.gen(function*() {
       const host = recording()

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
+import { childEnvironment, ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type { ChildProcess, ExitStatus, SpawnOptions } from "@mcp-effect/client/ChildProcess"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -17,7 +17,7 @@ const spawn = (options: SpawnOptions) =>
     Effect.async<{ child: ChildProcessNode.ChildProcess; exited: Deferred.Deferred<ExitStatus> }, Error>((resume) => {
       const child = ChildProcessNode.spawn(options.command, [...options.args], {
         cwd: options.cwd,
-        env: options.env === undefined ? process.env : { ...process.env, ...options.env },
+        env: childEnvironment(process.env, options),
         stdio: ["pipe", "pipe", "pipe"],
         // Its own process group, so shutdown reaches the grandchildren a wrapper (npx, sh) starts.
         detached: process.platform !== "win32",

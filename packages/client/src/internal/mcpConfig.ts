@@ -207,7 +207,7 @@ const TYPES: Record<string, Entry["type"]> = {
 const EXPECTED_TYPE = "\"stdio\", \"http\" (Streamable HTTP), \"sse\" or \"plain_http\""
 
 const URL_FIELDS = ["url", "serverUrl", "httpUrl"] as const
-const STDIO_FIELDS = new Set(["command", "args", "env", "cwd"])
+const STDIO_FIELDS = new Set(["command", "args", "env", "cwd", "inheritEnv"])
 const HTTP_FIELDS = new Set<string>([...URL_FIELDS, "headers", "retries", "oauth", "endpoint"])
 const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled"])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
@@ -358,9 +358,11 @@ const stdioEntry = (r: Reader, name: string, disabled: boolean): Entry | undefin
   const args = stringArray(r, "args")
   const env = stringRecord(r, "env")
   const cwd = string(r, "cwd")
+  const inheritEnv = boolean(r, "inheritEnv")
   const readTimeout = readTimeoutOf(r)
   if (command === undefined || command === "") return undefined
-  return { name, type: "stdio", command, args: args ?? [], env, cwd, readTimeout, disabled }
+  const entry = { name, type: "stdio" as const, command, args: args ?? [], env, cwd, readTimeout, disabled }
+  return inheritEnv === undefined ? entry : { ...entry, inheritEnv }
 }
 
 const httpUrl = (r: Reader, field: string | undefined): string | undefined => {
