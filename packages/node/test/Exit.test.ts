@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { everythingBin, fakeServerBin } from "./paths.js"
+import { freePort, waitForPort } from "./peerProcess.js"
 
 // Every kind of program exits by itself once its client is closed. The bound is generous (a
 // loaded machine is slow); `npm run bench` reports the real figure. The old failure mode was a
@@ -47,26 +47,6 @@ const expectPromptExit = (ended: Ended, marker: string) => {
   assert.strictEqual(ended.code, 0, ended.stderr)
   assert.include(ended.stdout, marker)
   assert.isBelow(ended.lingeredMs, boundMs, `the process lived ${ended.lingeredMs} ms after its last output`)
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = Net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const waitForPort = async (port: number, deadline = Date.now() + 30_000): Promise<void> => {
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = Net.connect(port, "127.0.0.1", () => resolve(socket.end() !== undefined))
-      socket.on("error", () => resolve(false))
-    })
-    if (open) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`nothing listens on ${port}`)
 }
 
 describe("a closed client's process exits at once", () => {

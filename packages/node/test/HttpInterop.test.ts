@@ -7,34 +7,9 @@ import { connect } from "@mcp-effect/node/Connect"
 import type { Client } from "@mcp-effect/node/Connect"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import * as net from "node:net"
 import { afterAll, beforeAll } from "vitest"
 import { everythingBin } from "./paths.js"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
-
-const waitForPort = async (port: number, deadline = Date.now() + 20_000) => {
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => {
-        socket.end()
-        resolve(true)
-      })
-      socket.once("error", () => resolve(false))
-    })
-    if (open) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`server-everything did not listen on ${port}`)
-}
+import { freePort, waitForPort } from "./peerProcess.js"
 
 const texts = (result: { readonly content: ReadonlyArray<unknown> }) =>
   result.content.flatMap((block) => {

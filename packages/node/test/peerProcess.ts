@@ -18,6 +18,22 @@ export const freePort = () =>
     })
   })
 
+/** Resolves once something accepts connections on the loopback `port`. */
+export const waitForPort = async (port: number, deadline = Date.now() + 20_000): Promise<void> => {
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => {
+        socket.end()
+        resolve(true)
+      })
+      socket.once("error", () => resolve(false))
+    })
+    if (open) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`nothing listened on ${port}`)
+}
+
 /** Whether a process still exists. */
 export const isAlive = (pid: number) => {
   try {
