@@ -1,6 +1,8 @@
 /**
  * JSON-RPC correlation over one transport: request ids, the pending map, timeouts,
- * cancellation, progress routing and answering server-initiated requests.
+ * cancellation, progress routing and answering server-initiated requests (under one budget: at
+ * most `maxConcurrentServerRequests` answers in the transport at once, however many the server
+ * sends).
  *
  * Requests complete through a callback registered in the pending map, and all deadlines are
  * watched by one fiber sleeping on `Clock` until the earliest one — no timer or fiber per
@@ -8,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/rpc/rpcPeer.js"
@@ -38,7 +41,20 @@ export interface RequestOptions {
   readonly onProgress?: ((progress: Progress) => void) | undefined
   /** Told the JSON-RPC id the request goes out with (each attempt gets a new one). */
   readonly onId?: ((id: number) => void) | undefined
-  /** Whether a timeout or interruption sends `notifications/cancelled` (not for `initialize`). */
+  /**
+   * Each progress notification of this request restarts its timeout (and asks for progress:
+   * a `progressToken` is added even without `onProgress`), up to `maxTotalTimeoutMs`.
+   */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /**
+   * The bound from the start, whatever progress arrives (default with `resetTimeoutOnProgress`:
+   * ten times the timeout).
+   */
+  readonly maxTotalTimeoutMs?: number | undefined
+  /**
+   * Whether a timeout or interruption sends `notifications/cancelled` (not for `initialize`). The
+   * transport may carry it otherwise: 2026-07-28 Streamable HTTP aborts the request's POST instead.
+   */
   readonly cancellable?: boolean | undefined
   /** Passed to the transport with the request. */
   readonly hints?: SendHints | undefined
@@ -68,8 +84,19 @@ export interface Options<R> {
   readonly onRequest: RequestHandler
   /** Called once when the connection dies. */
   readonly onClose?: ((error: ConnectionError) => void) | undefined
-  /** How many server-initiated requests may run at once; more are refused (default 16). */
+  /**
+   * How many server-initiated requests may be handled at once, and how many answers (results,
+   * errors, refusals) may be in the transport at once (default 16). A request beyond the budget
+   * is refused with `-32603`.
+   */
   readonly maxConcurrentServerRequests?: number | undefined
+  /**
+   * Refusals waiting for a free answer slot (default 1,024, and 1 Mi characters of string ids);
+   * past it a refusal is dropped unanswered and counted in the log summary.
+   */
+  readonly maxQueuedRefusals?: number | undefined
+  /** Refused server requests are logged as one summary line per this interval (default 5 seconds). */
+  readonly refusalSummaryInterval?: Duration.DurationInput | undefined
 }
 
 /**
@@ -82,7 +109,11 @@ export interface RpcPeer {
     params: Record<string, unknown> | undefined,
     options?: RequestOptions
   ) => Effect.Effect<unknown, RequestError>
-  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, SendError>
+  readonly notify: (
+    method: string,
+    params?: Record<string, unknown>,
+    hints?: SendHints
+  ) => Effect.Effect<void, SendError>
   /** Whether the transport is still open. */
   readonly isOpen: () => boolean
   /** Resolves when the connection dies, with the reason. */

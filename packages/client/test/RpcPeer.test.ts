@@ -2,8 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConnectionError, RequestTimeoutError, ServerError } from "@mcp-effect/client/McpError"
 import * as RpcPeer from "@mcp-effect/client/RpcPeer"
 import type { TransportSink } from "@mcp-effect/client/Transport"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
 import * as TestClock from "effect/TestClock"
 
 type Message = Record<string, unknown>
@@ -30,6 +32,61 @@ const scripted = (options: Partial<RpcPeer.Options<never>> = {}) =>
     const lastId = () => sent.filter((m) => m.id !== undefined && m.method !== undefined).at(-1)!.id
     return { peer, sent, notifications, inject, lastId, sink: () => sink! }
   })
+
+/** A transport whose answers to server requests wait at a gate, counting how many are in flight at once. */
+const gated = (options: Partial<RpcPeer.Options<never>>) =>
+  Effect.gen(function*() {
+    const gate = yield* Deferred.make<void>()
+    const answers: Array<Message> = []
+    const inFlight = { now: 0, max: 0 }
+    let sink: TransportSink | undefined
+    yield* RpcPeer.make({
+      server: "test",
+      defaultTimeoutMs: 1_000,
+      onNotification: () => {},
+      onRequest: () => undefined,
+      ...options,
+      transport: (s) =>
+        Effect.sync(() => {
+          sink = s
+          return {
+            description: "gated",
+            send: (message) =>
+              Effect.suspend(() => {
+                inFlight.max = Math.max(inFlight.max, ++inFlight.now)
+                return Effect.ensuring(
+                  Deferred.await(gate),
+                  Effect.sync(() => {
+                    inFlight.now--
+                    answers.push(message as Message)
+                  })
+                )
+              })
+          }
+        })
+    })
+    const drained = (count: number) =>
+      Effect.gen(function*() {
+        while (answers.length < count) yield* Effect.yieldNow()
+        // Anything more would have been sent by now.
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      })
+    return {
+      inject: (message: unknown) => sink!.onMessage(message),
+      open: Deferred.succeed(gate, void 0),
+      answers,
+      inFlight,
+      drained
+    }
+  })
+
+const captureLogs = () => {
+  const lines: Array<string> = []
+  return {
+    lines,
+    layer: Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => lines.push(String(message))))
+  }
+}
 
 describe("RpcPeer", () => {
   it.scoped("resolves a request with the result whose id matches", () =>
@@ -181,6 +238,71 @@ describe("RpcPeer", () => {
       assert.deepStrictEqual(t.sent.map((m) => m.id), ["s3"])
       assert.strictEqual((t.sent[0]!.error as Message).code, -32603)
     }))
+
+  it.scoped("a flood of 10,000 server requests: answers bounded in flight, refusals queued then dropped, one summary", () => {
+    const logs = captureLogs()
+    return Effect.gen(function*() {
+      const t = yield* gated({
+        maxConcurrentServerRequests: 4,
+        maxQueuedRefusals: 100,
+        onRequest: (method) => method === "roots/list" ? Effect.succeed({ roots: [] }) : undefined
+      })
+      for (let id = 0; id < 10_000; id++) {
+        t.inject({ jsonrpc: "2.0", id, method: id % 2 === 0 ? "roots/list" : "elicitation/create", params: {} })
+      }
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      assert.strictEqual(t.inFlight.max, 4)
+      yield* t.open
+      // The 4 accepted (0, 2, 4, 6) and the first 100 refusals (1, 3, 5 not served; 7… over the budget).
+      yield* t.drained(104)
+      assert.strictEqual(t.inFlight.max, 4)
+      const byId = new Map(t.answers.map((a) => [a.id as number, a]))
+      assert.deepStrictEqual([...byId.keys()].sort((a, b) => a - b), Array.from({ length: 104 }, (_, i) => i))
+      assert.strictEqual(t.answers.length, 104)
+      for (const id of [0, 2, 4, 6]) assert.deepStrictEqual(byId.get(id)!.result, { roots: [] })
+      assert.deepStrictEqual(byId.get(1)!.error, { code: -32601, message: "Method not found" })
+      assert.deepStrictEqual(byId.get(8)!.error, { code: -32603, message: "Too many concurrent requests" })
+      // The budget is free again.
+      t.inject({ jsonrpc: "2.0", id: "after", method: "roots/list" })
+      yield* t.drained(105)
+      assert.deepStrictEqual(t.answers.at(-1), { jsonrpc: "2.0", id: "after", result: { roots: [] } })
+      assert.deepStrictEqual(logs.lines, [])
+      yield* TestClock.adjust("5 seconds")
+      assert.deepStrictEqual(logs.lines, [
+        "test: refused 9996 server requests in the last 5s (9993 over the concurrency budget, 3 for methods this " +
+        "client does not serve; 9896 of them dropped unanswered, the answer queue being full): " +
+        "elicitation/create ×5000, roots/list ×4996"
+      ])
+    }).pipe(Effect.provide(logs.layer))
+  })
+
+  it.scoped("queued refusals are bounded by the characters of their ids too", () =>
+    Effect.gen(function*() {
+      const t = yield* gated({ maxConcurrentServerRequests: 1 })
+      // 1 Mi characters of ids may wait: 16 ids of 64 Ki characters, not 17.
+      const ids = Array.from({ length: 30 }, (_, i) => `${i}`.padEnd(64 * 1024, "x"))
+      for (const id of ids) t.inject({ jsonrpc: "2.0", id, method: "sampling/createMessage" })
+      yield* t.open
+      yield* t.drained(16)
+      assert.deepStrictEqual(t.answers.map((a) => a.id), ids.slice(0, 16))
+    }))
+
+  it.scoped("summarises refusals per interval with server text escaped, one line per interval", () => {
+    const logs = captureLogs()
+    return Effect.gen(function*() {
+      const t = yield* scripted({ maxConcurrentServerRequests: 1, onRequest: () => Effect.never })
+      t.inject({ jsonrpc: "2.0", id: 0, method: "roots/list" })
+      for (let id = 1; id <= 3; id++) t.inject({ jsonrpc: "2.0", id, method: "evil\u202e\nforged line" })
+      yield* TestClock.adjust("5 seconds")
+      t.inject({ jsonrpc: "2.0", id: 4, method: "x".repeat(100_000) })
+      yield* TestClock.adjust("5 seconds")
+      assert.deepStrictEqual(logs.lines, [
+        "test: refused 3 server requests in the last 5s (3 over the concurrency budget): evil\\u202e\\u000aforged line ×3",
+        `test: refused 1 server request in the last 5s (1 over the concurrency budget): ${"x".repeat(64)}… ×1`
+      ])
+      assert.strictEqual(t.sent.length, 4)
+    }).pipe(Effect.provide(logs.layer))
+  })
 
   it.scoped("a failing handler answers a constant error, never the host's message", () =>
     Effect.gen(function*() {

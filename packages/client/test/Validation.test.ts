@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ValidationError } from "@mcp-effect/client/McpError"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
@@ -6,6 +7,7 @@ import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -113,6 +115,83 @@ describe("structured output validation", () => {
       assert.isDefined(logs.lines.find((l) => l.includes("partial") && l.includes("format")))
     }).pipe(Effect.provide(logs.layer))
   })
+})
+
+describe("an unusable outputSchema", () => {
+  const answer = { content: [], structuredContent: { temperature: "not even a number" } }
+  // A validator whose every validation runs out of time: the engine's own timeout is tested in JsonSchema.test.ts.
+  const timingOut = Layer.succeed(JsonSchema.JsonSchema, {
+    validate: () => Effect.succeed({ _tag: "Timeout", budgetMs: 5 }),
+    check: () => Effect.succeed({ _tag: "Timeout", budgetMs: 5 }),
+    dialectOf: (schema) => JsonSchema.dialectOf(schema)
+  })
+  const kinds: ReadonlyArray<{
+    readonly kind: string
+    readonly outputSchema: Record<string, unknown>
+    readonly validator: Layer.Layer<JsonSchema.JsonSchema>
+    readonly reason: string
+  }> = [
+    {
+      kind: "a $ref that would need fetching",
+      outputSchema: { $ref: "https://schemas.example/weather.json" },
+      validator: JsonSchema.layer(),
+      reason: "nothing is fetched"
+    },
+    {
+      kind: "a schema over the subschema budget",
+      outputSchema: { type: "object", properties: { a: {}, b: {}, c: {}, d: {}, e: {}, f: {} } },
+      validator: JsonSchema.layer({ limits: { maxSubschemas: 5 } }),
+      reason: "more than 5 subschemas"
+    },
+    {
+      kind: "a schema over the $ref expansion budget",
+      outputSchema: {
+        $defs: { a: { properties: { x: { $ref: "#/$defs/b" }, y: { $ref: "#/$defs/b" } } }, b: { type: "number" } },
+        properties: { p: { $ref: "#/$defs/a" }, q: { $ref: "#/$defs/a" } }
+      },
+      validator: JsonSchema.layer({ limits: { maxRefExpansion: 6 } }),
+      reason: "expands to more than 6 subschemas"
+    },
+    {
+      kind: "an engine timeout",
+      outputSchema: { type: "object" },
+      validator: timingOut,
+      reason: "time budget of 5 ms"
+    }
+  ]
+
+  for (const { kind, outputSchema, reason, validator } of kinds) {
+    it.scoped(`strict: ${kind} fails the call with ValidationError saying why`, () =>
+      Effect.gen(function*() {
+        const { client } = yield* setup(weather(answer, { outputSchema }), { validateStructuredContent: "strict" })
+        const error = yield* Effect.flip(client.callTool("weather"))
+        assert.instanceOf(error, ValidationError)
+        assert.include(error.unusable, reason)
+        assert.include(error.message, "outputSchema is unusable")
+      }).pipe(Effect.provide(validator)))
+
+    it.scoped(`warn: ${kind} returns the result unvalidated, with a warning`, () => {
+      const logs = captureLogs()
+      return Effect.gen(function*() {
+        const { client } = yield* setup(weather(answer, { outputSchema }))
+        assert.deepStrictEqual((yield* client.callTool("weather")).structuredContent, answer.structuredContent)
+        assert.isDefined(logs.lines.find((l) => l.includes("outputSchema is unusable") && l.includes(reason)))
+      }).pipe(Effect.provide(Layer.merge(validator, logs.layer)))
+    })
+  }
+
+  it.scoped("an output schema in an unknown dialect fails the call in strict mode too", () =>
+    Effect.gen(function*() {
+      const { client } = yield* setup(
+        weather({ content: [], structuredContent: { temperature: 1 } }, {
+          outputSchema: { $schema: "urn:unknown-dialect", type: "object" }
+        }),
+        { validateStructuredContent: "strict" }
+      )
+      const error = yield* Effect.flip(client.callTool("weather"))
+      assert.instanceOf(error, ValidationError)
+      assert.include(error.message, "urn:unknown-dialect")
+    }))
 })
 
 describe("callToolStreaming", () => {

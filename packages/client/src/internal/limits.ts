@@ -15,10 +15,23 @@
 export const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024
 /** A line of a server's stderr, as logged (`Stdio.ts`). */
 export const MAX_STDERR_LINE = 2_000
-/** An HTTP body after decompression, unless `maxDecompressedBodyBytes` says otherwise (`http/http.ts`). */
+/**
+ * A JSON HTTP body after decompression, and one SSE event (never a whole stream), unless
+ * `maxDecompressedBodyBytes` says otherwise (`http/http.ts`, `wire/sse.ts`).
+ */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024
 /** The body of an HTTP error answer, read for its JSON-RPC error (`StreamableHttp.ts`). */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024
+/**
+ * Unusable SSE events in a row (skipped as over the event cap, or not JSON) after which the stream
+ * is closed as garbage; a usable event resets the count (`http/http.ts`).
+ */
+export const MAX_UNUSABLE_SSE_EVENTS = 32
+/**
+ * Bytes of skipped SSE events since the last usable one (or the stream's start) after which the
+ * stream is closed as garbage, or 4 × the event cap when that is more (`http/http.ts`).
+ */
+export const MAX_SKIPPED_SSE_BYTES = 64 * 1024 * 1024
 /** An SSE event id; a longer one is never echoed in `Last-Event-ID` (`http/http.ts`, `wire/sse.ts`). */
 export const MAX_EVENT_ID_LENGTH = 256
 /** The lowest reconnect delay a server's `retry:` can ask for, unless `sseRetryFloor` says otherwise. */
@@ -32,8 +45,14 @@ export const MAX_OAUTH_BODY_BYTES = 256 * 1024
 
 // --- JSON-RPC --------------------------------------------------------------------------------
 
-/** Server requests answered at once, unless `maxConcurrentServerRequests` says otherwise (`rpc/rpcPeer.ts`). */
+/** Server requests handled, and answers in the transport, at once, unless `maxConcurrentServerRequests` says otherwise (`rpc/serverRequests.ts`). */
 export const MAX_CONCURRENT_SERVER_REQUESTS = 16
+/** Refusals waiting for an answer slot, unless `maxQueuedRefusals` says otherwise; past it dropped, counted (`rpc/serverRequests.ts`)… */
+export const MAX_QUEUED_REFUSALS = 1_024
+/** …and the characters of their string ids, which the server chooses. */
+export const MAX_QUEUED_REFUSAL_ID_CHARS = 1024 * 1024
+/** Refused server requests are logged as one summary line per interval (`rpc/serverRequests.ts`). */
+export const REFUSAL_SUMMARY_INTERVAL = "5 seconds"
 
 // --- Connection ------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 /**
  * A tool's schemas against the calls made under it: an input schema in a dialect the client
  * cannot read refuses the call before it is sent, and structured content is checked against
- * the `outputSchema` of the definition the call went out under (`"warn"` or `"strict"`).
+ * the `outputSchema` of the definition the call went out under (`"warn"` or `"strict"`). An output
+ * schema that cannot be used (an external `$ref`, a budget passed, the time budget) fails the
+ * call in strict mode and is a warning in warn mode.
  *
  * @internal
  */
@@ -60,6 +62,19 @@ export const make = (server: string, options: Options): Validation => {
       validation === "strict"
         ? Effect.fail(new ValidationError({ server, tool: tool.name, message, ...(errors ? { errors } : {}) }))
         : Effect.logWarning(`${server}: ${message}`)
+    // Strict fails closed: a result it could not check is not a result it accepts.
+    const unusable = (reason: string) =>
+      validation === "strict"
+        ? Effect.fail(
+          new ValidationError({
+            server,
+            tool: tool.name,
+            message:
+              `${tool.name}'s outputSchema is unusable (${reason}): strict validation refuses the unchecked result`,
+            unusable: reason
+          })
+        )
+        : Effect.logWarning(`${server}: ${tool.name}'s outputSchema is unusable (${reason}); not validated`)
     const structured = result.structuredContent
     // 2026-07-28 allows any JSON value; earlier revisions an object only.
     const present = era === "modern"
@@ -92,11 +107,9 @@ export const make = (server: string, options: Options): Validation => {
           case "UnsupportedDialect":
             return Effect.fail(unsupportedDialect(tool.name, "output", outcome))
           case "Timeout":
-            return violation(`${tool.name}: validating its output ran past ${outcome.budgetMs} ms`)
+            return unusable(`validating its output ran past the time budget of ${outcome.budgetMs} ms`)
           case "Unusable":
-            return Effect.logWarning(
-              `${server}: ${tool.name}'s outputSchema is unusable (${outcome.reason}); not validated`
-            )
+            return unusable(outcome.reason)
         }
       }
     )

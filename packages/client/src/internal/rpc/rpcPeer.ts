@@ -4,23 +4,27 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { AuthFailure } from "../../McpAuth.js"
 import { ConnectionError, RequestTimeoutError, ServerError } from "../../McpError.js"
 import type { RequestError } from "../../McpError.js"
 import type { Options, Progress, RequestOptions, RpcPeer } from "../../RpcPeer.js"
-import type { SendError, Transport } from "../../Transport.js"
+import type { SendError, SendHints, Transport } from "../../Transport.js"
+import { escapeControl } from "../connection/logMessage.js"
 import * as Limits from "../limits.js"
+import * as ServerRequests from "./serverRequests.js"
 
 interface Pending {
   readonly method: string
   /** Moved later by the time the transport spent handling an auth challenge. */
   deadline: number
   readonly timeoutMs: number
+  /** Progress moves `deadline` to now + `timeoutMs`, never past `hardDeadline` (`maxTotalTimeoutMs`). */
+  readonly resetOnProgress: boolean
+  hardDeadline: number
+  readonly maxTotalTimeoutMs: number | undefined
   readonly cancellable: boolean
   readonly onProgress: ((progress: Progress) => void) | undefined
   resume: ((effect: Effect.Effect<unknown, RequestError>) => void) | undefined
@@ -85,8 +89,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (authorizing > 0) return earliest
       for (const [id, entry] of pending) {
         if (entry.deadline <= now) {
-          settle(id, entry, new RequestTimeoutError({ server, method: entry.method, timeoutMs: entry.timeoutMs }))
-          if (entry.cancellable) sendCancelled(id, `timed out after ${entry.timeoutMs} ms`)
+          const timeoutMs = entry.deadline >= entry.hardDeadline ? entry.maxTotalTimeoutMs! : entry.timeoutMs
+          settle(id, entry, new RequestTimeoutError({ server, method: entry.method, timeoutMs }))
+          if (entry.cancellable) sendCancelled(id, `timed out after ${timeoutMs} ms`)
         } else if (entry.deadline < earliest) {
           earliest = entry.deadline
         }
@@ -117,54 +122,16 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       options.onClose?.(error)
     }
 
-    // Server-initiated requests run in the connection's scope under a fixed budget.
-    const serverRequests = yield* FiberSet.make<void>()
-    const serverRequestFibers = new Map<string | number, Fiber.RuntimeFiber<void>>()
-    const maxServerRequests = options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS
-    let runningServerRequests = 0
-
-    const respond = (message: object) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message))
-
-    const onServerRequest = (id: string | number, method: string, params: Params) => {
-      const reply = (error: { code: number; message: string }) => runFork(respond({ jsonrpc: "2.0", id, error }))
-      if (runningServerRequests >= maxServerRequests) {
-        log("warn", `${server}: refused server request ${method} id=${describeId(id)}: concurrency budget exhausted`)
-        return reply({ code: -32603, message: "Too many concurrent requests" })
-      }
-      const handled = options.onRequest(method, params)
-      if (handled === undefined) return reply({ code: -32601, message: `Method not found: ${method}` })
-      runningServerRequests++
-      const program = handled.pipe(
-        Effect.matchCauseEffect({
-          onSuccess: (result) => respond({ jsonrpc: "2.0", id, result }),
-          onFailure: (cause) => {
-            const failure = Cause.failureOption(cause)
-            if (failure._tag === "Some") {
-              return respond({
-                jsonrpc: "2.0",
-                id,
-                error: { code: failure.value.code, message: failure.value.message }
-              })
-            }
-            if (Cause.isInterruptedOnly(cause)) return Effect.void
-            // Host exception details stay local; the server gets a constant message.
-            return Effect.zipRight(
-              Effect.logWarning(`${server}: handler for ${method} failed`, cause),
-              respond({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } })
-            )
-          }
-        }),
-        Effect.ensuring(Effect.sync(() => {
-          runningServerRequests--
-          serverRequestFibers.delete(id)
-        }))
-      )
-      const running = runFork(program)
-      if (running.unsafePoll() === null) {
-        FiberSet.unsafeAdd(serverRequests, running)
-        serverRequestFibers.set(id, running)
-      }
-    }
+    // Server-initiated requests run in the connection's scope; their answers share one bounded path.
+    const serverRequests = yield* ServerRequests.make({
+      server,
+      send: (message) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message)),
+      handle: options.onRequest,
+      maxConcurrent: options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS,
+      maxQueued: options.maxQueuedRefusals ?? Limits.MAX_QUEUED_REFUSALS,
+      maxQueuedIdChars: Limits.MAX_QUEUED_REFUSAL_ID_CHARS,
+      summaryInterval: options.refusalSummaryInterval ?? Limits.REFUSAL_SUMMARY_INTERVAL
+    })
 
     const onResponse = (message: Record<string, unknown>) => {
       const id = message.id as string | number
@@ -195,8 +162,12 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       const token = params?.progressToken
       if (typeof token !== "number" && typeof token !== "string") return
       const entry = pending.get(token)
-      if (entry?.onProgress === undefined || typeof params?.progress !== "number") return
-      entry.onProgress({
+      if (entry === undefined || typeof params?.progress !== "number") return
+      // A later deadline needs no wake-up: the deadline fiber looks again when the old one passes.
+      if (entry.resetOnProgress) {
+        entry.deadline = Math.min(clock.unsafeCurrentTimeMillis() + entry.timeoutMs, entry.hardDeadline)
+      }
+      entry.onProgress?.({
         progress: params.progress,
         total: typeof params.total === "number" ? params.total : undefined,
         message: typeof params.message === "string" ? params.message : undefined
@@ -207,10 +178,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (method === "notifications/progress") return onProgress(params)
       if (method === "notifications/cancelled") {
         const requestId = params?.requestId
-        const fiber = (typeof requestId === "string" || typeof requestId === "number")
-          ? serverRequestFibers.get(requestId)
-          : undefined
-        if (fiber !== undefined) runFork(Fiber.interrupt(fiber))
+        if (typeof requestId === "string" || typeof requestId === "number") serverRequests.cancel(requestId)
       }
       try {
         options.onNotification(method, params)
@@ -228,9 +196,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       const method = message.method
       const hasId = typeof id === "string" || typeof id === "number"
       if (typeof method === "string") {
-        if (hasId) onServerRequest(id, method, paramsOf(message.params))
+        if (hasId) serverRequests.onRequest(id, method, paramsOf(message.params))
         else if (id === undefined) onNotification(method, paramsOf(message.params))
-        else log("warn", `${server}: skipped request ${method.slice(0, 64)} with an invalid id`)
+        else log("warn", `${server}: skipped request ${escapeControl(method, 64)} with an invalid id`)
       } else if (hasId && ("result" in message || "error" in message)) {
         onResponse(message)
       } else {
@@ -260,7 +228,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (authorizing === 0 || --authorizing > 0) return
       for (const entry of pending.values()) {
         // `deadline - timeoutMs` is when the request's time started to run.
-        entry.deadline += now - Math.max(authorizingSince, entry.deadline - entry.timeoutMs)
+        const paused = now - Math.max(authorizingSince, entry.deadline - entry.timeoutMs)
+        entry.deadline += paused
+        entry.hardDeadline += paused
       }
       Deferred.unsafeDone(wake, Exit.void)
     }
@@ -283,18 +253,25 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         requestOptions?.onId?.(id)
         const timeoutMs = requestOptions?.timeoutMs ?? options.defaultTimeoutMs
         const onProgressCallback = requestOptions?.onProgress
+        const resetOnProgress = requestOptions?.resetTimeoutOnProgress === true
+        const maxTotalTimeoutMs = requestOptions?.maxTotalTimeoutMs ?? (resetOnProgress ? 10 * timeoutMs : undefined)
         let outgoing = params
-        if (onProgressCallback !== undefined) {
+        if (onProgressCallback !== undefined || resetOnProgress) {
           const meta = paramsOf(params?._meta)
           outgoing = { ...params, _meta: { ...meta, progressToken: id } }
         }
         const message = outgoing === undefined
           ? { jsonrpc: "2.0", id, method }
           : { jsonrpc: "2.0", id, method, params: outgoing }
+        const startedAt = clock.unsafeCurrentTimeMillis()
+        const hardDeadline = maxTotalTimeoutMs === undefined ? Infinity : startedAt + maxTotalTimeoutMs
         const entry: Pending = {
           method,
-          deadline: clock.unsafeCurrentTimeMillis() + timeoutMs,
+          deadline: Math.min(startedAt + timeoutMs, hardDeadline),
           timeoutMs,
+          resetOnProgress,
+          hardDeadline,
+          maxTotalTimeoutMs,
           cancellable: requestOptions?.cancellable ?? true,
           onProgress: onProgressCallback,
           resume: undefined,
@@ -335,8 +312,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         })
       })
 
-    const notify = (method: string, params?: Record<string, unknown>) =>
-      open.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params })
+    const notify = (method: string, params?: Record<string, unknown>, hints?: SendHints) =>
+      open.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, hints)
 
     return {
       request,
