@@ -28,8 +28,12 @@ import type { ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type {
+  CacheInfo as ServerConnectionCacheInfo,
   NotificationListener,
   Options as ServerConnectionOptions,
+  Page,
+  RawRequestError,
+  RawRequestOptions,
   RequestOptions,
   ServerConnection,
   TaskCallOptions,
@@ -158,10 +162,21 @@ export interface Options<R = never> {
   readonly requestMeta?: Record<string, unknown> | Effect.Effect<Record<string, unknown>> | undefined
   /** Extensions to declare, e.g. `["io.modelcontextprotocol/tasks"]` (task results polled transparently). */
   readonly extensions?: ReadonlyArray<string> | undefined
-  /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
+  /**
+   * Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`.
+   * Strict fails closed: an `outputSchema` that cannot be used (an external `$ref`, nothing being
+   * fetched; a bound of `JsonSchema.Limits` passed; the time budget) fails the call too, naming
+   * why in `ValidationError.unusable`; warn logs it and returns the result unvalidated.
+   */
   readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Decides `requestState`-only retries (see `ServerConnection.Options.onInputRequiredWait`). */
   readonly onInputRequiredWait?: ServerConnectionOptions["onInputRequiredWait"]
+  /** Spans and metrics (default: when a tracer is installed); see `Telemetry.Options`. */
+  readonly tracing?: ServerConnectionOptions["tracing"]
+  /** W3C trace context in each request's `params._meta` while tracing (default `true`; per server: `ServerConfig`). */
+  readonly propagateTraceContext?: boolean | undefined
+  /** Hears each server's state changes as they happen, from its first `Connecting` on. */
+  readonly onStateChange?: ServerConnectionOptions["onStateChange"]
 }
 
 /**
@@ -236,6 +251,41 @@ export interface Service {
   readonly listPrompts: (
     options?: ListOptions
   ) => Effect.Effect<ReadonlyArray<ServerPrompt>, ConnectError | ServerNotFoundError>
+  /**
+   * One page of `tools/list` of `{ server }` (or of the only server) from `cursor`, not cached
+   * (see `ServerConnection.listToolsPage`).
+   */
+  readonly listToolsPage: (
+    cursor?: string,
+    options?: ListOptions
+  ) => Effect.Effect<Page<ServerTool>, ConnectError | ServerNotFoundError>
+  readonly listPromptsPage: (
+    cursor?: string,
+    options?: ListOptions
+  ) => Effect.Effect<Page<ServerPrompt>, ConnectError | ServerNotFoundError>
+  readonly listResourcesPage: (
+    cursor?: string,
+    options?: ListOptions
+  ) => Effect.Effect<Page<ServerResource>, ConnectError | ServerNotFoundError>
+  readonly listResourceTemplatesPage: (
+    cursor?: string,
+    options?: ListOptions
+  ) => Effect.Effect<Page<ServerResourceTemplate>, ConnectError | ServerNotFoundError>
+  /**
+   * A request by method name to `{ server }` (or the only server); see
+   * `ServerConnection.request`. `options.schema` decodes the result.
+   */
+  readonly request: <A = unknown, I = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RawRequestOptions<A, I> & { readonly server?: string | undefined }
+  ) => Effect.Effect<A, RawRequestError | ServerNotFoundError>
+  /** A notification by method name to `{ server }` (or the only server). */
+  readonly notify: (
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { readonly server?: string | undefined }
+  ) => Effect.Effect<void, ConnectError | ServerNotFoundError>
   readonly getPrompt: (
     name: string,
     args?: Record<string, string>,
@@ -281,9 +331,17 @@ export interface Service {
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError | ServerNotFoundError, Scope.Scope>
   /**
    * Replaces the roots every server is offered and tells legacy sessions that declared roots
-   * (`notifications/roots/list_changed`). Declaring roots needs `handlers.roots` at start.
+   * (`notifications/roots/list_changed`). A client built without roots declares them from
+   * now on (legacy sessions re-initialize on their next use; see `ServerConnection.setRoots`).
    */
   readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Effect.Effect<void>
+  /** Drops the cached results (lists, reads, discovery) of every server, or of `server`. */
+  readonly clearCache: (server?: string) => Effect.Effect<void, ServerNotFoundError>
+  /** What the cache of `{ server }` (or of the only server) holds (see `ServerConnection.cacheInfo`). */
+  readonly cacheInfo: (
+    kind: Parameters<ServerConnection["cacheInfo"]>[0],
+    options?: { readonly server?: string | undefined; readonly uri?: string | undefined }
+  ) => Effect.Effect<ServerConnectionCacheInfo | undefined, ServerNotFoundError>
   /** The roots currently offered. */
   readonly roots: () => ReadonlyArray<Handlers.Root>
   /** Registers a listener for every server's notifications until the scope closes. */

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
@@ -101,6 +103,21 @@ export class ResponseStreamClosedError
 {}
 
 /**
+ * The server's HTTP reply to a request ended without that request's response: an empty JSON
+ * body, a response for another id, only notifications, or (2026-07-28) a reply of another kind.
+ * `message` says what arrived (server text escaped and bounded). Never retried: the server did
+ * answer, so the request may have had effects.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MissingResponseError extends Schema.TaggedError<MissingResponseError>()("MissingResponseError", {
+  server: Schema.String,
+  method: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * The server answered with a JSON-RPC error. `code`, `message` and `data` are the server's.
  *
  * @since 0.1.0
@@ -128,7 +145,10 @@ export class InvalidResponseError extends Schema.TaggedError<InvalidResponseErro
 }) {}
 
 /**
- * The server chose a protocol revision the client cannot speak; the client disconnected.
+ * The server chose a protocol revision the client cannot speak; the client disconnected. When
+ * the server named no revision at all (`protocol: "modern"` against a server of the handshake
+ * era), `answered` says what it did answer (an error, an HTTP status, silence; server text
+ * escaped) and `offered` the revisions the client offered.
  *
  * @since 0.1.0
  * @category errors
@@ -137,17 +157,25 @@ export class UnsupportedProtocolVersionError
   extends Schema.TaggedError<UnsupportedProtocolVersionError>()("UnsupportedProtocolVersionError", {
     server: Schema.String,
     requested: Schema.String,
-    supported: Schema.Array(Schema.String)
+    supported: Schema.Array(Schema.String),
+    answered: Schema.optional(Schema.String),
+    offered: Schema.optional(Schema.Array(Schema.String))
   })
 {
   readonly code = -32022
   override get message(): string {
+    if (this.answered !== undefined) {
+      return `${this.server} does not speak protocol version ${this.requested}: ${this.answered}; the client offers ${
+        (this.offered ?? [this.requested]).join(", ")
+      }`
+    }
     return `${this.server} answered protocol version ${this.requested}; supported: ${this.supported.join(", ")}`
   }
 }
 
 /**
- * A tool's structured result broke its `outputSchema` (in `"strict"` mode), a schema declares a
+ * A tool's structured result broke its `outputSchema` (in `"strict"` mode), its `outputSchema`
+ * could not be used to check it (in `"strict"` mode; `unusable` says why), a schema declares a
  * JSON Schema dialect the client cannot read, or (before sending) a tool's `inputSchema` does.
  *
  * @since 0.1.0
@@ -157,7 +185,13 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   server: Schema.String,
   tool: Schema.String,
   message: Schema.String,
-  errors: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })))
+  errors: Schema.optional(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))),
+  /**
+   * Why the schema itself could not be used (strict mode), e.g. `$ref to https://… points outside
+   * the schema (…nothing is fetched)`, `the schema has more than 10000 subschemas`, or the time
+   * budget. Absent when a usable schema rejected the content.
+   */
+  unusable: Schema.optional(Schema.String)
 }) {}
 
 /**
@@ -388,6 +422,7 @@ export type TransportError =
   | TransientServerError
   | SessionExpiredError
   | ResponseStreamClosedError
+  | MissingResponseError
 
 /**
  * Everything a request to a server can fail with once the connection is up.
@@ -424,6 +459,7 @@ const all = [
   TransientServerError,
   SessionExpiredError,
   ResponseStreamClosedError,
+  MissingResponseError,
   ServerError,
   InvalidResponseError,
   UnsupportedProtocolVersionError,
@@ -436,8 +472,11 @@ const all = [
 ] as const
 
 /**
+ * Every error of this package.
+ *
  * @since 0.1.0
  * @category models
+ * @useDeclaredType
  */
 export type McpError = InstanceType<typeof all[number]>
 
@@ -451,3 +490,193 @@ const tags = new Set<string>(all.map((error) => error._tag))
  */
 export const isMcpError = (u: unknown): u is McpError =>
   Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && tags.has(u._tag)
+
+// Groups: what a caller catches by kind. Every class is placed (or deliberately left out) in
+// test/ErrorGroups.test.ts, and docs/errors.md lists each group's tags.
+
+/**
+ * Errors worth a retry: the request may not have reached the server or may not have run, and
+ * the next attempt can succeed (a new connection, a new session, a server past its overload).
+ * A `tools/call` that failed so may still have run: retry it only when it is safe to repeat.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export type TransientError =
+  | ConnectionError
+  | RequestTimeoutError
+  | TransientServerError
+  | SessionExpiredError
+  | ResponseStreamClosedError
+
+/**
+ * The server answered and refused: a JSON-RPC error, an HTTP 5xx (`TransientServerError` is
+ * also transient), or a 2026-07-28 protocol rejection (-32020, -32021).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export type ServerRejectedError =
+  | ServerError
+  | TransientServerError
+  | HeaderMismatchError
+  | MissingRequiredClientCapabilityError
+
+/**
+ * The connection, the session or the wire failed: nothing the server decided about the request.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export type ConnectionProblem =
+  | ConnectionError
+  | RequestTimeoutError
+  | ResponseTooLargeError
+  | SessionExpiredError
+  | ResponseStreamClosedError
+  | MissingResponseError
+  | UnsupportedProtocolVersionError
+
+/**
+ * Authorization failed or needs the user.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export type AuthProblem = AuthError | InsufficientScopeError | AuthorizationRequiredError
+
+/**
+ * A value broke its schema: a tool's output (strict mode) or an unreadable schema, or a server
+ * result that is not what the method (or the caller's `schema`) expects.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export type ValidationProblem = ValidationError | InvalidResponseError
+
+/**
+ * The tags of each group, for code that switches on `_tag`.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export const groups: {
+  readonly transient: ReadonlyArray<TransientError["_tag"]>
+  readonly serverRejected: ReadonlyArray<ServerRejectedError["_tag"]>
+  readonly connection: ReadonlyArray<ConnectionProblem["_tag"]>
+  readonly auth: ReadonlyArray<AuthProblem["_tag"]>
+  readonly validation: ReadonlyArray<ValidationProblem["_tag"]>
+} = {
+  transient: [
+    "ConnectionError",
+    "RequestTimeoutError",
+    "TransientServerError",
+    "SessionExpiredError",
+    "ResponseStreamClosedError"
+  ],
+  serverRejected: [
+    "ServerError",
+    "TransientServerError",
+    "HeaderMismatchError",
+    "MissingRequiredClientCapabilityError"
+  ],
+  connection: [
+    "ConnectionError",
+    "RequestTimeoutError",
+    "ResponseTooLargeError",
+    "SessionExpiredError",
+    "ResponseStreamClosedError",
+    "MissingResponseError",
+    "UnsupportedProtocolVersionError"
+  ],
+  auth: ["AuthError", "InsufficientScopeError", "AuthorizationRequiredError"],
+  validation: ["ValidationError", "InvalidResponseError"]
+}
+
+const tagged = (tags: ReadonlyArray<string>) => {
+  const set = new Set(tags)
+  return (u: unknown): boolean => Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && set.has(u._tag)
+}
+
+/**
+ * True for an error worth a retry (`TransientError`):
+ * `Effect.retry(call, { schedule, while: McpError.isTransient })`,
+ * `Effect.catchIf(call, McpError.isTransient, …)`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTransient: (u: unknown) => u is TransientError = tagged(groups.transient) as (
+  u: unknown
+) => u is TransientError
+
+/**
+ * True for an error the server answered with (`ServerRejectedError`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isServerRejected: (u: unknown) => u is ServerRejectedError = tagged(groups.serverRejected) as (
+  u: unknown
+) => u is ServerRejectedError
+
+/**
+ * True for a failure of the connection, the session or the wire (`ConnectionProblem`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isConnectionProblem: (u: unknown) => u is ConnectionProblem = tagged(groups.connection) as (
+  u: unknown
+) => u is ConnectionProblem
+
+/**
+ * True for an authorization failure (`AuthProblem`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAuthProblem: (u: unknown) => u is AuthProblem = tagged(groups.auth) as (
+  u: unknown
+) => u is AuthProblem
+
+/**
+ * True for a value that broke its schema (`ValidationProblem`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isValidationProblem: (u: unknown) => u is ValidationProblem = tagged(groups.validation) as (
+  u: unknown
+) => u is ValidationProblem
+
+/**
+ * Recovers from the errors of a group and leaves the others in the error channel, e.g.
+ * `call.pipe(McpError.catchGroup(McpError.isTransient, () => Effect.succeed(fallback)))`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const catchGroup: {
+  <G, A2, E2, R2>(
+    guard: (u: unknown) => u is G,
+    f: (error: G) => Effect.Effect<A2, E2, R2>
+  ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A | A2, Exclude<E, G> | E2, R | R2>
+  <A, E, R, G, A2, E2, R2>(
+    self: Effect.Effect<A, E, R>,
+    guard: (u: unknown) => u is G,
+    f: (error: G) => Effect.Effect<A2, E2, R2>
+  ): Effect.Effect<A | A2, Exclude<E, G> | E2, R | R2>
+} = dual(
+  3,
+  <A, E, R, G, A2, E2, R2>(
+    self: Effect.Effect<A, E, R>,
+    guard: (u: unknown) => u is G,
+    f: (error: G) => Effect.Effect<A2, E2, R2>
+  ): Effect.Effect<A | A2, Exclude<E, G> | E2, R | R2> =>
+    Effect.catchAll(
+      self,
+      (error): Effect.Effect<A2, Exclude<E, G> | E2, R2> =>
+        guard(error) ? f(error) : Effect.fail(error as Exclude<E, G>)
+    )
+)

@@ -7,7 +7,10 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Subscribable from "effect/Subscribable"
+import type { ConnectionState } from "./ConnectionState.js"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/connection/serverConnection.js"
 import type { JsonSchema } from "./JsonSchema.js"
@@ -25,6 +28,7 @@ import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Task from "./Task.js"
+import type * as Telemetry from "./Telemetry.js"
 
 /**
  * Per-call options of a request.
@@ -37,6 +41,49 @@ export interface RequestOptions {
   readonly timeout?: Duration.DurationInput | undefined
   /** Receives this call's `notifications/progress`. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /**
+   * Each `notifications/progress` of the call restarts its timeout, so a long job that reports
+   * progress is not cut off; the call asks for progress even without `onProgress`. Bounded by
+   * `maxTotalTimeout`.
+   */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /**
+   * The most a request may take from the moment it is sent, whatever progress arrives
+   * (`RequestTimeoutError` with this bound). Default with `resetTimeoutOnProgress`: ten times
+   * the timeout. Each `input_required` round is a request of its own.
+   */
+  readonly maxTotalTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Options of a raw `request`: the per-call options and a `Schema` the result is decoded with
+ * (a result that does not fit is an `InvalidResponseError`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawRequestOptions<A = unknown, I = unknown> extends RequestOptions {
+  readonly schema?: Schema.Schema<A, I> | undefined
+}
+
+/**
+ * What a raw `request` can fail with: what any request can, the legacy capability gate of a
+ * known method, and the `input_required` rounds the client could not finish.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RawRequestError = ConnectError | CapabilityError | InputRequiredError
+
+/**
+ * One page of a list and the cursor of the next (`undefined` on the last page).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | undefined
 }
 
 /**
@@ -104,7 +151,12 @@ export interface Options {
   readonly clientInfo: McpSchema.Implementation
   /** Checks structured tool results against their `outputSchema` (and input dialects). */
   readonly jsonSchema?: JsonSchema["Type"] | undefined
-  /** `"warn"` (default): a violation is logged; `"strict"`: it fails the call with `ValidationError`. */
+  /**
+   * `"warn"` (default): a violation is logged; `"strict"`: it fails the call with `ValidationError`.
+   * Strict fails closed: an `outputSchema` that cannot be used (an external `$ref`, a bound of
+   * `JsonSchema.Limits` passed, the time budget) fails the call too (`ValidationError.unusable`
+   * says why); warn logs it and returns the result unvalidated.
+   */
   readonly validateStructuredContent?: "warn" | "strict" | undefined
   /** Extensions the client declares (e.g. `io.modelcontextprotocol/tasks`). */
   readonly extensions?: ReadonlyArray<string> | undefined
@@ -127,6 +179,12 @@ export interface Options {
   readonly onNotification: NotificationListener
   /** Most pages one list call follows before it stops with a warning (default 100). */
   readonly maxPages?: number | undefined
+  /** Spans and metrics (default: when a tracer is installed); see `Telemetry.Options`. */
+  readonly tracing?: Telemetry.Options["tracing"]
+  /** W3C trace context in each request's `params._meta` while tracing (default `true`). */
+  readonly propagateTraceContext?: boolean | undefined
+  /** Hears each change of the connection's state as it happens, from the first `Connecting` on. */
+  readonly onStateChange?: ((server: string, state: ConnectionState) => void) | undefined
 }
 
 /**
@@ -140,8 +198,53 @@ export interface ServerConnection {
   readonly negotiated: () => Negotiated | undefined
   /** Opens the connection if it is not open (again, after the server died). */
   readonly connect: Effect.Effect<Negotiated, ConnectError>
+  /**
+   * The connection's state: `state.get` now, `state.changes` the current state and then each
+   * change (ending after `Closed`), e.g. to drive a status display with `Stream.runForEach`.
+   */
+  readonly state: Subscribable.Subscribable<ConnectionState>
+  /** The current state, synchronously. */
+  readonly currentState: () => ConnectionState
   readonly ping: (options?: RequestOptions) => Effect.Effect<void, ConnectError>
   readonly listTools: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError>
+  /**
+   * One page of `tools/list` from `cursor` (the first page without one), not cached; the
+   * all-pages `listTools` is the cached one. A cursor the server rejects is its `ServerError`
+   * (-32602).
+   */
+  readonly listToolsPage: (
+    cursor?: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Page<McpSchema.Tool>, ConnectError>
+  /** One page of `prompts/list` (see `listToolsPage`). */
+  readonly listPromptsPage: (
+    cursor?: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Page<McpSchema.Prompt>, ConnectError>
+  /** One page of `resources/list` (see `listToolsPage`). */
+  readonly listResourcesPage: (
+    cursor?: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Page<McpSchema.Resource>, ConnectError>
+  /** One page of `resources/templates/list` (see `listToolsPage`). */
+  readonly listResourceTemplatesPage: (
+    cursor?: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Page<McpSchema.ResourceTemplate>, ConnectError>
+  /**
+   * Any request by method name, e.g. a vendor extension's, through the same path as the
+   * wrapped methods: the 2026-07-28 `_meta` and headers, the capability gate of a method the
+   * client knows, the `input_required` rounds, timeouts, progress and cancellation. The result
+   * is returned as the server sent it, or decoded with `options.schema`. It bypasses the
+   * result cache.
+   */
+  readonly request: <A = unknown, I = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RawRequestOptions<A, I>
+  ) => Effect.Effect<A, RawRequestError>
+  /** Sends a notification by method name (with the 2026-07-28 headers on HTTP). */
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, ConnectError>
   readonly callTool: (
     name: string,
     args?: Record<string, unknown>,
@@ -194,13 +297,19 @@ export interface ServerConnection {
   /** 2025-11-25 `tasks/list`, every page; 2026-07-28 has none (`CapabilityError`). */
   readonly listTasks: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<Task.Task>, TaskError>
   /**
-   * What the cache holds for a list or a read: its `ttlMs` (absent: kept until a change
-   * notification), `cacheScope`, when it arrived and whether it is still fresh.
+   * What the cache holds for a list, a read or the 2026-07-28 discovery: its `ttlMs` (absent:
+   * kept until a change notification), `cacheScope`, when it arrived and whether it is still
+   * fresh (rules: `docs/caching.md`).
    */
   readonly cacheInfo: (
-    kind: "tools" | "prompts" | "resources" | "resourceTemplates" | "read",
+    kind: "tools" | "prompts" | "resources" | "resourceTemplates" | "read" | "discover",
     uri?: string
   ) => Effect.Effect<CacheInfo | undefined>
+  /**
+   * Drops every cached result of this connection (lists, reads, the discovery): the next call
+   * asks the server.
+   */
+  readonly clearCache: Effect.Effect<void>
   /**
    * Opens a `subscriptions/listen` stream (2026-07-28) in the current scope and waits for its
    * acknowledgement (bounded by `ackTimeout`, default the read timeout; `false` waits for ever).
@@ -209,6 +318,16 @@ export interface ServerConnection {
     filter: Subscription.Filter,
     options?: { readonly ackTimeout?: Duration.DurationInput | false | undefined }
   ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError, Scope.Scope>
+  /**
+   * Replaces the roots this connection offers. Without roots so far, this declares the roots
+   * capability: at once on 2026-07-28 (the capabilities ride on every request), and on a legacy
+   * session by re-initializing it on its next use (`initialize` fixes the capabilities; requests
+   * in flight on the old session fail). With roots declared, a legacy session is told
+   * (`notifications/roots/list_changed`).
+   */
+  readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Effect.Effect<void>
+  /** The roots currently offered (`[]` while none are declared). */
+  readonly roots: () => ReadonlyArray<Handlers.Root>
   /**
    * Tells a legacy session that declared roots that they changed
    * (`notifications/roots/list_changed`); nothing on 2026-07-28 or plain HTTP.

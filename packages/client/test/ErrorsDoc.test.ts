@@ -19,4 +19,15 @@ describe("docs/errors.md", () => {
     assert.isAbove(exported.length, 20)
     assert.deepStrictEqual(documented, exported)
   })
+
+  it("lists each error group with exactly its tags", () => {
+    const text = Fs.readFileSync(doc, "utf8")
+    for (const [group, tags] of Object.entries(McpError.groups)) {
+      const row = text.match(new RegExp(`^\\| ${group} \\|(.*)\\|\\s*$`, "m"))
+      assert.isNotNull(row, `docs/errors.md has no row for the ${group} group`)
+      const cells = row![1]!.split("|")
+      const listed = [...cells[cells.length - 1]!.matchAll(/`(\w+Error)`/g)].map((match) => match[1]!).sort()
+      assert.deepStrictEqual(listed, [...tags].sort(), group)
+    }
+  })
 })

@@ -5,12 +5,16 @@
  *
  * @since 0.1.0
  */
+import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
+import type * as ConnectionStateModule from "@mcp-effect/client/ConnectionState"
 import type * as Handlers from "@mcp-effect/client/Handlers"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import { ConfigError } from "@mcp-effect/client/McpError"
+import * as McpConfig from "@mcp-effect/client/McpConfig"
+import { ConfigError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
+import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
 import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
@@ -21,13 +25,18 @@ import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import * as EffectLogger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as internalPlatform from "./internal/platform.js"
+import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as NodeOAuth from "./NodeOAuth.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
  * @since 0.1.0
@@ -50,19 +59,46 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
   readonly requestMeta?: Record<string, unknown> | (() => Record<string, unknown>) | undefined
   /**
    * Answers `elicitation/create`: return `{ action, content? }`, the content alone for a form
-   * (sent as accept), or `true` to accept a URL.
+   * (sent as accept), or `true` to accept a URL (sync or async).
    */
-  readonly elicitationHandler?: ((params: Record<string, unknown>) => unknown) | undefined
+  readonly elicitationHandler?:
+    | ((
+      params: Handlers.ElicitRequestParams
+    ) =>
+      | Handlers.ElicitResult
+      | ElicitResult["content"]
+      | true
+      | Promise<Handlers.ElicitResult | ElicitResult["content"] | true>)
+    | undefined
   /** Which elicitation modes the handler supports (default: form only). */
   readonly elicitationModes?: ReadonlyArray<"form" | "url"> | undefined
-  /** Answers `sampling/createMessage` with a `CreateMessageResult`. */
-  readonly samplingHandler?: ((params: Record<string, unknown>) => unknown) | undefined
+  /** Answers `sampling/createMessage` with a `CreateMessageResult` (sync or async). */
+  readonly samplingHandler?:
+    | ((
+      params: Handlers.CreateMessageRequestParams
+    ) => Handlers.CreateMessageResult | Promise<Handlers.CreateMessageResult>)
+    | undefined
   /** The sampling handler accepts tool-enabled requests (declares `sampling.tools`). */
   readonly samplingSupportsTools?: boolean | undefined
-  /** The roots to offer servers. */
-  readonly roots?: ReadonlyArray<Handlers.Root> | undefined
+  /**
+   * The roots to offer servers: a list, or a function read at every `roots/list`. Without it,
+   * `setRoots` declares roots later.
+   */
+  readonly roots?: ReadonlyArray<Handlers.Root> | (() => ReadonlyArray<Handlers.Root>) | undefined
+  /**
+   * Receives the client's log lines at `logLevel` and above (default: the console). Server text
+   * in them is already escaped.
+   */
+  readonly logger?: Logger | undefined
   /** A notification listener registered before connecting (sees the very first notifications). */
   readonly onNotification?: NotificationListener | undefined
+  /** A state listener registered before connecting (sees each server's first `Connecting`). */
+  readonly onStateChange?: StateListener | undefined
+  /**
+   * Supervised reconnect of every server: re-open in the background after a server died
+   * (see `ServerConfig.reconnect`), instead of on the next call.
+   */
+  readonly reconnect?: ConnectionStateModule.Reconnect | undefined
   /** Extensions to declare, e.g. `["io.modelcontextprotocol/tasks"]`. */
   readonly extensions?: ReadonlyArray<string> | undefined
   /** Output validation: `"warn"` (default) logs a violation, `"strict"` fails with `ValidationError`. */
@@ -75,6 +111,40 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
    * Tokens go to `NodeOAuth.defaultStoragePath()` unless `storage` says otherwise. Excludes `auth`.
    */
   readonly oauth?: true | NodeOAuth.Settings | undefined
+}
+
+/**
+ * Hears a server's state changes (`Connecting`, `Ready`, `Reconnecting`, `Failed`, `Closed`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StateListener = (server: string, state: ConnectionState) => void
+
+/**
+ * Where the facade's log lines go (`console` has this shape).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Logger {
+  readonly debug: (message: string) => void
+  readonly info: (message: string) => void
+  readonly warn: (message: string) => void
+  readonly error: (message: string) => void
+}
+
+type ElicitResult = Handlers.ElicitResult
+
+/**
+ * What every facade method's options may add: aborting the signal interrupts the call, which
+ * cancels it on the wire (`notifications/cancelled`), and rejects with the signal's reason.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Signal {
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -118,33 +188,68 @@ export interface SubscriptionHandle {
  */
 export interface Client {
   readonly servers: ReadonlyArray<ServerHandle>
-  readonly listTools: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerTool>>
-  readonly findTool: (name: string, options?: { readonly server?: string }) => Promise<McpClient.ServerTool>
+  readonly listTools: (options?: McpClient.ListOptions & Signal) => Promise<ReadonlyArray<McpClient.ServerTool>>
+  readonly findTool: (name: string, options?: { readonly server?: string } & Signal) => Promise<McpClient.ServerTool>
   readonly callTool: (
     name: string,
     args?: Record<string, unknown>,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => Promise<McpSchema.CallToolResult>
   readonly callTools: (
     calls: ReadonlyArray<McpClient.ToolCall>,
-    options?: RequestOptions
+    options?: RequestOptions & Signal
   ) => Promise<ReadonlyArray<McpSchema.CallToolResult>>
-  readonly listPrompts: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerPrompt>>
+  readonly listPrompts: (options?: McpClient.ListOptions & Signal) => Promise<ReadonlyArray<McpClient.ServerPrompt>>
+  /** One page of `tools/list` of `{ server }` (or the only server) from `cursor`, not cached. */
+  readonly listToolsPage: (
+    cursor?: string,
+    options?: McpClient.ListOptions & Signal
+  ) => Promise<ServerConnectionModule.Page<McpClient.ServerTool>>
+  readonly listPromptsPage: (
+    cursor?: string,
+    options?: McpClient.ListOptions & Signal
+  ) => Promise<ServerConnectionModule.Page<McpClient.ServerPrompt>>
+  readonly listResourcesPage: (
+    cursor?: string,
+    options?: McpClient.ListOptions & Signal
+  ) => Promise<ServerConnectionModule.Page<McpClient.ServerResource>>
+  readonly listResourceTemplatesPage: (
+    cursor?: string,
+    options?: McpClient.ListOptions & Signal
+  ) => Promise<ServerConnectionModule.Page<McpClient.ServerResourceTemplate>>
+  /**
+   * A request by method name (e.g. a vendor extension's) to `{ server }` or the only server,
+   * through the same path as the wrapped methods; `schema` (an Effect `Schema`) decodes the result.
+   */
+  readonly request: <A = unknown, I = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: ServerConnectionModule.RawRequestOptions<A, I> & { readonly server?: string } & Signal
+  ) => Promise<A>
+  /** A notification by method name to `{ server }` or the only server. */
+  readonly notify: (
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { readonly server?: string } & Signal
+  ) => Promise<void>
   readonly getPrompt: (
     name: string,
     args?: Record<string, string>,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => Promise<McpSchema.GetPromptResult>
-  readonly listResources: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<McpClient.ServerResource>>
+  readonly listResources: (options?: McpClient.ListOptions & Signal) => Promise<ReadonlyArray<McpClient.ServerResource>>
   readonly listResourceTemplates: (
-    options?: McpClient.ListOptions
+    options?: McpClient.ListOptions & Signal
   ) => Promise<ReadonlyArray<McpClient.ServerResourceTemplate>>
-  readonly readResource: (uri: string, options?: McpClient.CallOptions) => Promise<McpSchema.ReadResourceResult>
+  readonly readResource: (
+    uri: string,
+    options?: McpClient.CallOptions & Signal
+  ) => Promise<McpSchema.ReadResourceResult>
   readonly complete: (
     request: McpSchema.CompleteRequest,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => Promise<McpSchema.CompleteResult>
-  readonly ping: (options?: McpClient.CallOptions) => Promise<void>
+  readonly ping: (options?: McpClient.CallOptions & Signal) => Promise<void>
   /** Continues an `input_required` request the client stopped (`InputRequiredError`). */
   readonly resumeInputRequired: (error: InputRequiredError, inputResponses: Record<string, unknown>) => Promise<unknown>
   /**
@@ -154,13 +259,13 @@ export interface Client {
   readonly listen: (
     filter: Subscription.Filter,
     listener: (notification: Subscription.Notification) => void,
-    options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput | false }
+    options?: { readonly server?: string; readonly ackTimeout?: Duration.DurationInput | false } & Signal
   ) => Promise<SubscriptionHandle>
   /** Starts a tool as a task and returns its handle at once (see `McpClient.callToolAsTask`). */
   readonly callToolAsTask: (
     name: string,
     args?: Record<string, unknown>,
-    options?: ServerConnectionModule.TaskCallOptions & { readonly server?: string }
+    options?: ServerConnectionModule.TaskCallOptions & { readonly server?: string } & Signal
   ) => Promise<Task.Task>
   /**
    * Drives a task to its end at the server's pace, answering its input requests through the
@@ -168,42 +273,67 @@ export interface Client {
    */
   readonly waitForTask: (
     task: Task.Task | string,
-    options?: { readonly server?: string; readonly timeout?: Duration.DurationInput }
+    options?: { readonly server?: string; readonly timeout?: Duration.DurationInput } & Signal
   ) => Promise<Task.Task>
-  readonly getTask: (task: Task.Task | string, options?: McpClient.CallOptions) => Promise<Task.Task>
+  readonly getTask: (task: Task.Task | string, options?: McpClient.CallOptions & Signal) => Promise<Task.Task>
   readonly getTaskResult: (
     task: Task.Task | string,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => Promise<McpSchema.CallToolResult>
-  readonly cancelTask: (task: Task.Task | string, options?: McpClient.CallOptions) => Promise<Task.Task>
+  readonly cancelTask: (task: Task.Task | string, options?: McpClient.CallOptions & Signal) => Promise<Task.Task>
   readonly updateTask: (
     task: Task.Task | string,
     inputResponses: Record<string, unknown>,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => Promise<void>
   /** 2025-11-25 `tasks/list` (2026-07-28 has none). */
-  readonly listTasks: (options?: McpClient.ListOptions) => Promise<ReadonlyArray<Task.Task>>
+  readonly listTasks: (options?: McpClient.ListOptions & Signal) => Promise<ReadonlyArray<Task.Task>>
   /** Watches a resource: `resources/subscribe` (legacy) or a listen stream (2026-07-28). */
-  readonly subscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
-  readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions) => Promise<void>
+  readonly subscribeResource: (uri: string, options?: McpClient.CallOptions & Signal) => Promise<void>
+  readonly unsubscribeResource: (uri: string, options?: McpClient.CallOptions & Signal) => Promise<void>
   /** A tool call as an async iterable: progress chunks, then the result (see `McpClient.callToolStreaming`). */
   readonly callToolStreaming: (
     name: string,
     args?: Record<string, unknown>,
-    options?: McpClient.CallOptions
+    options?: McpClient.CallOptions & Signal
   ) => AsyncIterable<McpClient.ToolChunk>
-  /** Replaces the roots offered to servers (see `McpClient.setRoots`). */
+  /**
+   * Replaces the roots offered to servers; a client connected without roots declares them from
+   * now on (see `McpClient.setRoots`).
+   */
   readonly setRoots: (roots: ReadonlyArray<Handlers.Root>) => Promise<void>
+  /** The roots currently offered. */
+  readonly roots: () => ReadonlyArray<Handlers.Root>
+  /**
+   * Asks servers for `notifications/message` at `level` and above: every server that declares
+   * `logging`, or `{ server }` (2026-07-28: the level rides on each request's `_meta`).
+   */
+  readonly setLogLevel: (level: McpSchema.LoggingLevel, options?: McpClient.CallOptions & Signal) => Promise<void>
+  /** What the cache of `{ server }` (or of the only server) holds for a list, a read or the discovery. */
+  readonly cacheInfo: (
+    kind: Parameters<ServerConnection["cacheInfo"]>[0],
+    options?: { readonly server?: string; readonly uri?: string }
+  ) => Promise<ServerConnectionModule.CacheInfo | undefined>
+  /** Drops the cached results of every server, or of `server`. */
+  readonly clearCache: (server?: string) => Promise<void>
   /** Every tool, as OpenAI chat-completions `tools`. */
-  readonly toOpenAITools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.OpenAITool>>
+  readonly toOpenAITools: (options?: McpClient.ListOptions & Signal) => Promise<Array<ToolFormats.OpenAITool>>
   /** Every tool, as Anthropic messages `tools`. */
-  readonly toAnthropicTools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.AnthropicTool>>
+  readonly toAnthropicTools: (options?: McpClient.ListOptions & Signal) => Promise<Array<ToolFormats.AnthropicTool>>
   /** Every tool, as Gemini `functionDeclarations`. */
-  readonly toGoogleTools: (options?: McpClient.ListOptions) => Promise<Array<ToolFormats.GoogleFunctionDeclaration>>
+  readonly toGoogleTools: (
+    options?: McpClient.ListOptions & Signal
+  ) => Promise<Array<ToolFormats.GoogleFunctionDeclaration>>
   /** Adds a notification listener; returns a function that removes it. */
   readonly onNotification: (listener: NotificationListener) => () => void
+  /** Adds a listener of every server's state changes; returns a function that removes it. */
+  readonly onStateChange: (listener: StateListener) => () => void
+  /** The current state of `server` (or of the only server); throws `ServerNotFoundError`. */
+  readonly state: (server?: string) => ConnectionState
   /** Closes every connection (and stops server processes). */
   readonly close: () => Promise<void>
+  /** `close`, for `await using client = await connect(...)`. */
+  readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
 const handle = (connection: ServerConnection): ServerHandle => ({
@@ -277,16 +407,79 @@ export const configsFor = (
 export const connect = async (
   targets: Target.Target | ReadonlyArray<Target.Target>,
   options: ConnectOptions = {}
+): Promise<Client> => open(await run(configsFor(targets, options)), options)
+
+/** The listeners of a facade's state changes: the option's, then the ones added later. */
+const stateListeners = (options: { readonly onStateChange?: StateListener | undefined }) => {
+  const listeners = new Set<StateListener>()
+  if (options.onStateChange !== undefined) listeners.add(options.onStateChange)
+  const dispatch: StateListener = (server, state) => {
+    for (const listener of listeners) {
+      try {
+        listener(server, state)
+      } catch (error) {
+        console.warn(`mcp-effect: a state listener threw: ${String(error)}`)
+      }
+    }
+  }
+  return { listeners, dispatch }
+}
+
+/**
+ * Connects to the servers of an `mcpServers` / `servers` configuration file, read by the same
+ * loader as `NodeMcpClient.McpClientLive` (`McpConfig.load`): `path`, else the file
+ * `NodeMcpClient.findConfig` finds (`MCP_CONFIG`, `./.mcp.json`, `./mcp.json`). The target
+ * options (`transport`, `env`, `name`, `oauth`, …) do not apply: the file says them per server.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connectFromConfig = async (
+  path?: string,
+  options: Omit<ConnectOptions, keyof Target.TargetOptions | "name" | "env" | "cwd" | "oauth" | "transport"> = {}
 ): Promise<Client> => {
-  const servers = await run(configsFor(targets, options))
-  const runtime = ManagedRuntime.make(
+  // Loaded here: `connect` alone never pays for the file system layer.
+  const NodeFileSystem = await import("@effect/platform-node/NodeFileSystem")
+  return open(
+    await run(
+      Effect.flatMap(
+        path === undefined ? NodeMcpClient.findConfig : Effect.succeed(path),
+        (file) => McpConfig.load(file, NodeMcpClient.parseOptions(file))
+      ).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, UndiciHttpClient.layerGlobal)))
+    ),
+    options
+  )
+}
+
+/** A logger of the host's as the runtime's only logger. */
+const loggerLayer = (logger: Logger) =>
+  EffectLogger.replace(
+    EffectLogger.defaultLogger,
+    EffectLogger.make(({ logLevel, message }) => {
+      const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
+      if (logLevel._tag === "Error" || logLevel._tag === "Fatal") logger.error(text)
+      else if (logLevel._tag === "Warning") logger.warn(text)
+      else if (logLevel._tag === "Info") logger.info(text)
+      else logger.debug(text)
+    })
+  )
+
+const open = async (
+  servers: ReadonlyArray<ServerConfig<internalPlatform.Services>>,
+  options: ConnectOptions
+): Promise<Client> => {
+  const states = stateListeners(options)
+  const clientLayer = (
     // Undici's global dispatcher: connections to a server are reused across connect() calls (and
     // one JSON Schema worker serves them all).
     internalPlatform.clientLayer(
       {
-        servers,
+        servers: options.reconnect === undefined
+          ? servers
+          : servers.map((config) => ({ ...config, reconnect: config.reconnect ?? options.reconnect })),
         clientInfo: options.clientInfo,
         onNotification: options.onNotification,
+        onStateChange: states.dispatch,
         validateStructuredContent: options.validateStructuredContent,
         extensions: options.extensions,
         protocol: options.protocol,
@@ -297,6 +490,9 @@ export const connect = async (
       "global",
       LogLevel.fromLiteral(options.logLevel ?? "Warning")
     )
+  )
+  const runtime = ManagedRuntime.make(
+    options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
   )
   let service: McpClient.Service
   let runFork: ReturnType<typeof Runtime.runFork<McpClient.McpClient>>
@@ -313,7 +509,7 @@ export const connect = async (
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
   /** A stream as an async iterable whose failures are the errors themselves. */
-  const streamOn = <A, E>(stream: Stream.Stream<A, E>): AsyncIterable<A> => ({
+  const streamOn = <A, E>(stream: Stream.Stream<A, E>, options?: Signal): AsyncIterable<A> => ({
     [Symbol.asyncIterator]: () => {
       const queue: Array<IteratorResult<A>> = []
       let failure: { readonly error: unknown } | undefined
@@ -322,7 +518,10 @@ export const connect = async (
         wake?.()
         wake = undefined
       }
-      void runOn(Stream.runForEach(stream, (value) => Effect.sync(() => (queue.push({ value, done: false }), push()))))
+      void runOn(
+        Stream.runForEach(stream, (value) => Effect.sync(() => (queue.push({ value, done: false }), push()))),
+        options
+      )
         .then(() => queue.push({ value: undefined, done: true }), (error: unknown) => (failure = { error }))
         .finally(push)
       const next = async (): Promise<IteratorResult<A>> => {
@@ -334,40 +533,71 @@ export const connect = async (
       return { next }
     }
   })
-  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>): Promise<A> =>
-    new Promise<A>((resolve, reject) => runFork(effect).addObserver(settle(resolve, reject)))
+  // Aborting interrupts the call's fiber, which cancels the request on the wire
+  // (`notifications/cancelled`); the promise rejects with the signal's reason, as `fetch` does.
+  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>, options?: Signal): Promise<A> => {
+    const signal = options?.signal
+    if (signal === undefined) {
+      return new Promise<A>((resolve, reject) => runFork(effect).addObserver(settle(resolve, reject)))
+    }
+    if (signal.aborted) return Promise.reject(signal.reason)
+    return new Promise<A>((resolve, reject) => {
+      const fiber = runFork(effect)
+      const abort = () => fiber.unsafeInterruptAsFork(FiberId.none)
+      signal.addEventListener("abort", abort, { once: true })
+      fiber.addObserver((exit) => {
+        signal.removeEventListener("abort", abort)
+        if (Exit.isInterrupted(exit) && signal.aborted) reject(signal.reason)
+        else settle(resolve, reject)(exit)
+      })
+    })
+  }
   const listenerScope = await Effect.runPromise(Scope.make())
+  const close = async () => {
+    await Effect.runPromise(Scope.close(listenerScope, Exit.void))
+    await runtime.dispose()
+  }
   return {
     servers: service.servers.map(handle),
-    listTools: (o) => runOn(service.listTools(o)),
-    findTool: (name, o) => runOn(service.findTool(name, o)),
-    callTool: (name, args, o) => runOn(service.callTool(name, args, o)),
-    callTools: (calls, o) => runOn(service.callTools(calls, o)),
-    listPrompts: (o) => runOn(service.listPrompts(o)),
-    getPrompt: (name, args, o) => runOn(service.getPrompt(name, args, o)),
-    listResources: (o) => runOn(service.listResources(o)),
-    listResourceTemplates: (o) => runOn(service.listResourceTemplates(o)),
-    readResource: (uri, o) => runOn(service.readResource(uri, o)),
-    complete: (request, o) => runOn(service.complete(request, o)),
-    ping: (o) => runOn(service.ping(o)),
+    listTools: (o) => runOn(service.listTools(o), o),
+    findTool: (name, o) => runOn(service.findTool(name, o), o),
+    callTool: (name, args, o) => runOn(service.callTool(name, args, o), o),
+    callTools: (calls, o) => runOn(service.callTools(calls, o), o),
+    listPrompts: (o) => runOn(service.listPrompts(o), o),
+    listToolsPage: (cursor, o) => runOn(service.listToolsPage(cursor, o), o),
+    listPromptsPage: (cursor, o) => runOn(service.listPromptsPage(cursor, o), o),
+    listResourcesPage: (cursor, o) => runOn(service.listResourcesPage(cursor, o), o),
+    listResourceTemplatesPage: (cursor, o) => runOn(service.listResourceTemplatesPage(cursor, o), o),
+    request: (method, params, o) => runOn(service.request(method, params, o), o),
+    notify: (method, params, o) => runOn(service.notify(method, params, o), o),
+    getPrompt: (name, args, o) => runOn(service.getPrompt(name, args, o), o),
+    listResources: (o) => runOn(service.listResources(o), o),
+    listResourceTemplates: (o) => runOn(service.listResourceTemplates(o), o),
+    readResource: (uri, o) => runOn(service.readResource(uri, o), o),
+    complete: (request, o) => runOn(service.complete(request, o), o),
+    ping: (o) => runOn(service.ping(o), o),
     resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
-    subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o)),
-    unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o)),
+    subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o), o),
+    unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o), o),
     setRoots: (roots) => runOn(service.setRoots(roots)),
-    callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o)),
-    callToolAsTask: (name, args, o) => runOn(service.callToolAsTask(name, args, o)),
-    waitForTask: (task, o) => runOn(service.waitForTask(task, o)),
-    getTask: (task, o) => runOn(service.getTask(task, o)),
-    getTaskResult: (task, o) => runOn(service.getTaskResult(task, o)),
-    cancelTask: (task, o) => runOn(service.cancelTask(task, o)),
-    updateTask: (task, inputResponses, o) => runOn(service.updateTask(task, inputResponses, o)),
-    listTasks: (o) => runOn(service.listTasks(o)),
-    toOpenAITools: (o) => runOn(service.listTools(o)).then(ToolFormats.toOpenAI),
-    toAnthropicTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toAnthropic),
-    toGoogleTools: (o) => runOn(service.listTools(o)).then(ToolFormats.toGoogle),
+    roots: () => service.roots(),
+    setLogLevel: (level, o) => runOn(service.setLogLevel(level, o), o),
+    cacheInfo: (kind, o) => runOn(service.cacheInfo(kind, o)),
+    clearCache: (server) => runOn(service.clearCache(server)),
+    callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o), o),
+    callToolAsTask: (name, args, o) => runOn(service.callToolAsTask(name, args, o), o),
+    waitForTask: (task, o) => runOn(service.waitForTask(task, o), o),
+    getTask: (task, o) => runOn(service.getTask(task, o), o),
+    getTaskResult: (task, o) => runOn(service.getTaskResult(task, o), o),
+    cancelTask: (task, o) => runOn(service.cancelTask(task, o), o),
+    updateTask: (task, inputResponses, o) => runOn(service.updateTask(task, inputResponses, o), o),
+    listTasks: (o) => runOn(service.listTasks(o), o),
+    toOpenAITools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toOpenAI),
+    toAnthropicTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toAnthropic),
+    toGoogleTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toGoogle),
     listen: async (filter, listener, o) => {
       const scope = Effect.runSync(Scope.make())
-      const subscription = await runOn(Scope.extend(service.listen(filter, o), scope)).catch(async (error) => {
+      const subscription = await runOn(Scope.extend(service.listen(filter, o), scope), o).catch(async (error) => {
         await Effect.runPromise(Scope.close(scope, Exit.void))
         throw error
       })
@@ -402,12 +632,34 @@ export const connect = async (
         active = false
       }
     },
-    close: async () => {
-      await Effect.runPromise(Scope.close(listenerScope, Exit.void))
-      await runtime.dispose()
-    }
+    onStateChange: (listener) => {
+      // A wrapper of its own: the same function added twice is removed once per call.
+      const added: StateListener = (server, state) => listener(server, state)
+      states.listeners.add(added)
+      return () => {
+        states.listeners.delete(added)
+      }
+    },
+    state: (server) => {
+      const connection = server === undefined
+        ? (service.servers.length === 1 ? service.servers[0] : undefined)
+        : service.servers.find((s) => s.name === server)
+      if (connection === undefined) {
+        throw new ServerNotFoundError({
+          server: server ?? "(pass a server name)",
+          known: service.servers.map((s) => s.name)
+        })
+      }
+      return connection.currentState()
+    },
+    close,
+    [asyncDispose]: close
   }
 }
+
+// Node 20 has `Symbol.asyncDispose`; the registered symbol is what a polyfill would use.
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
+  Symbol.for("Symbol.asyncDispose") as typeof Symbol.asyncDispose
 
 /** The OAuth of a URL target when `oauth` is set. */
 const authFor = (target: Target.Target, options: ConnectOptions) => {
@@ -423,8 +675,8 @@ const detectsSse = (target: Target.Target, options: ConnectOptions) =>
   options.transport === "sse" || (options.transport === undefined && Target.detect(target).transport === "sse")
 
 /** A host function, sync or async, as an effect whose failure is the thrown value. */
-const lift = (f: (params: Record<string, unknown>) => unknown) => (params: Record<string, unknown>) =>
-  Effect.tryPromise({ try: async () => f(params), catch: (error) => error })
+const lift = <P>(f: (params: P) => unknown) => (params: Record<string, unknown>) =>
+  Effect.tryPromise({ try: async () => f(params as P), catch: (error) => error })
 
 const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
   options.elicitationHandler === undefined && options.samplingHandler === undefined && options.roots === undefined

@@ -109,6 +109,31 @@ export type Fault =
   )
 
 /**
+ * A JSON-RPC error a handler answers with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RpcError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+/**
+ * Serves one method: a vendor extension's the fake does not know, or a scripted answer to one
+ * it does (it replaces the built-in one). `context.progress` reports progress when the client
+ * asked for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  context: Pick<ToolContext, "progress" | "notify">
+) => Effect.Effect<unknown, RpcError>
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -131,6 +156,8 @@ export interface Definition {
   /** Items per page of every list (default: everything on one page). */
   readonly pageSize?: number | undefined
   readonly faults?: ReadonlyArray<Fault> | undefined
+  /** Methods served by the host's own handlers, by name (checked before the built-in ones). */
+  readonly methods?: Record<string, MethodHandler> | undefined
   /**
    * Which eras it speaks: `legacy` (default: `server/discover` is unknown), `modern`
    * (2026-07-28 only: `initialize` is refused with -32022) or `dual`.
@@ -271,6 +298,24 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
     const taskStore = Tasks.make(definition.tasks ?? {}, runFork, (creator, params) =>
       creator.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params }))
 
+    const contextOf = (wire: Wire, params: Record<string, unknown>): Pick<ToolContext, "progress" | "notify"> => {
+      const token = isObject(params._meta) ? params._meta.progressToken : undefined
+      return {
+        progress: (progress, total, message) =>
+          token === undefined ? Effect.void : Effect.sync(() =>
+            wire.send({
+              jsonrpc: "2.0",
+              method: "notifications/progress",
+              params: { progressToken: token, progress, total, message }
+            })
+          ),
+        notify: (notifyMethod, notifyParams) =>
+          Effect.sync(() =>
+            wire.send({ jsonrpc: "2.0", method: notifyMethod, params: notifyParams ?? {} })
+          )
+      }
+    }
+
     const takeFault = (method: string): Fault | undefined => {
       for (const fault of definition.faults ?? []) {
         if (fault.method !== method && fault.method !== "*") {
@@ -291,6 +336,10 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
       method: string,
       params: Record<string, unknown>
     ): Effect.Effect<unknown, { code: number; message: string; data?: unknown }> => {
+      const custom = definition.methods !== undefined && Object.hasOwn(definition.methods, method)
+        ? definition.methods[method]
+        : undefined
+      if (custom !== undefined) return custom(params, contextOf(wire, params))
       switch (method) {
         case "server/discover": {
           if ((definition.era ?? "legacy") === "legacy") {
@@ -324,9 +373,7 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
         case "tools/list": {
           const page = paginate(tools, definition.pageSize, params.cursor)
           return Effect.succeed({
-            tools: page.items.map((t) =>
-              t.tool
-            ),
+            tools: page.items.map((t) => t.tool),
             nextCursor: page.nextCursor
           })
         }
@@ -334,18 +381,8 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
           const found = tools.find((t) => t.tool.name === params.name)
           if (found === undefined) return Effect.fail({ code: -32602, message: `Unknown tool: ${String(params.name)}` })
           const meta = isObject(params._meta) ? params._meta : undefined
-          const token = meta?.progressToken
           const context: ToolContext = {
-            progress: (progress, total, message) =>
-              token === undefined ? Effect.void : Effect.sync(() =>
-                wire.send({
-                  jsonrpc: "2.0",
-                  method: "notifications/progress",
-                  params: { progressToken: token, progress, total, message }
-                })
-              ),
-            notify: (notifyMethod, notifyParams) =>
-              Effect.sync(() => wire.send({ jsonrpc: "2.0", method: notifyMethod, params: notifyParams ?? {} })),
+            ...contextOf(wire, params),
             crash: Effect.sync(() => wire.close("tool crashed the server")),
             inputResponses: isObject(params.inputResponses) ? params.inputResponses : undefined,
             requestState: typeof params.requestState === "string" ? params.requestState : undefined

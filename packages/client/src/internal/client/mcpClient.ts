@@ -71,7 +71,10 @@ export const make = <R>(
       protocol: options.protocol,
       discoverTimeout: options.discoverTimeout,
       requestMeta: options.requestMeta,
-      onInputRequiredWait: options.onInputRequiredWait
+      onInputRequiredWait: options.onInputRequiredWait,
+      tracing: options.tracing,
+      propagateTraceContext: options.propagateTraceContext,
+      onStateChange: options.onStateChange
     }
     const servers = yield* Effect.forEach(
       options.servers,
@@ -87,6 +90,14 @@ export const make = <R>(
         ? Effect.fail(new ServerNotFoundError({ server: name, known: names }))
         : Effect.succeed(found)
     }
+
+    /** `selected`, or the only server. */
+    const only = (selected: string | undefined) =>
+      selected !== undefined
+        ? server(selected)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
+        : Effect.fail(new ServerNotFoundError({ server: "(pass { server })", known: names }))
 
     const offers = (connection: ServerConnection.ServerConnection, feature: Feature) => {
       const negotiated = connection.negotiated()
@@ -176,6 +187,17 @@ export const make = <R>(
     const listResources: McpClient.Service["listResources"] = (listOptions) =>
       aggregate("resources", listOptions?.server, (c) => c.listResources(listOptions))
 
+    // A cursor belongs to the server that issued it: pages come from one server.
+    const pageOf = <A>(
+      selected: string | undefined,
+      list: (c: ServerConnection.ServerConnection) => Effect.Effect<ServerConnection.Page<A>, ConnectError>
+    ): Effect.Effect<ServerConnection.Page<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
+      Effect.flatMap(only(selected), (c) =>
+        Effect.map(list(c), (page) => ({
+          items: page.items.map((item) => ({ ...item, server: c.name })),
+          nextCursor: page.nextCursor
+        })))
+
     const promptServer = (name: string, selected: string | undefined) =>
       locate(selected, Effect.map(listPrompts(), (prompts) => prompts.find((p) => p.name === name)?.server))
 
@@ -239,6 +261,17 @@ export const make = <R>(
             (lists) => lists.flat()
           ),
       listPrompts,
+      listToolsPage: (cursor, listOptions) => pageOf(listOptions?.server, (c) => c.listToolsPage(cursor, listOptions)),
+      listPromptsPage: (cursor, listOptions) =>
+        pageOf(listOptions?.server, (c) => c.listPromptsPage(cursor, listOptions)),
+      listResourcesPage: (cursor, listOptions) =>
+        pageOf(listOptions?.server, (c) => c.listResourcesPage(cursor, listOptions)),
+      listResourceTemplatesPage: (cursor, listOptions) =>
+        pageOf(listOptions?.server, (c) => c.listResourceTemplatesPage(cursor, listOptions)),
+      request: (method, params, requestOptions) =>
+        Effect.flatMap(only(requestOptions?.server), (c) => c.request(method, params, requestOptions)),
+      notify: (method, params, notifyOptions) =>
+        Effect.flatMap(only(notifyOptions?.server), (c) => c.notify(method, params)),
       getPrompt: (name, args, callOptions) =>
         Effect.flatMap(promptServer(name, callOptions?.server), (c) => c.getPrompt(name, args, callOptions)),
       listResources,
@@ -258,14 +291,7 @@ export const make = <R>(
           ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
           : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
       listen: (filter, listenOptions) =>
-        Effect.flatMap(
-          listenOptions?.server !== undefined
-            ? server(listenOptions.server)
-            : servers.length === 1
-            ? Effect.succeed(servers[0]!)
-            : Effect.fail(new ServerNotFoundError({ server: "(pass { server })", known: names })),
-          (c) => c.listen(filter, { ackTimeout: listenOptions?.ackTimeout })
-        ),
+        Effect.flatMap(only(listenOptions?.server), (c) => c.listen(filter, { ackTimeout: listenOptions?.ackTimeout })),
       resumeInputRequired: (error, inputResponses) =>
         Effect.flatMap(server(error.server), (c) => c.resumeInputRequired(error, inputResponses)),
       setLogLevel: (level, callOptions) =>
@@ -283,8 +309,14 @@ export const make = <R>(
       setRoots: (next) =>
         Effect.suspend(() => {
           roots = [...next]
-          return Effect.forEach(servers, (c) => c.notifyRootsChanged, { discard: true })
+          return Effect.forEach(servers, (c) => c.setRoots(roots), { discard: true })
         }),
+      clearCache: (selected) =>
+        selected === undefined
+          ? Effect.forEach(servers, (c) => c.clearCache, { discard: true })
+          : Effect.flatMap(server(selected), (c) => c.clearCache),
+      cacheInfo: (kind, infoOptions) =>
+        Effect.flatMap(only(infoOptions?.server), (c) => c.cacheInfo(kind, infoOptions?.uri)),
       roots: () => roots,
       onNotification: (listener) =>
         Effect.acquireRelease(

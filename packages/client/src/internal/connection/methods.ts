@@ -6,31 +6,89 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Deprecations from "../../Deprecations.js"
 import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError } from "../../McpError.js"
-import { CapabilityError } from "../../McpError.js"
-import type { ServerConnection } from "../../ServerConnection.js"
-import type { Core } from "./core.js"
+import { CapabilityError, InvalidResponseError } from "../../McpError.js"
+import * as McpSchema from "../../McpSchema.js"
+import * as Protocol from "../../Protocol.js"
+import type { RawRequestError, RawRequestOptions, ServerConnection } from "../../ServerConnection.js"
+import type { Core, Params } from "./core.js"
 import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 
 /** @internal */
 export type Methods = Pick<
   ServerConnection,
-  "ping" | "getPrompt" | "complete" | "setLogLevel" | "notifyRootsChanged" | "resumeInputRequired"
+  | "ping"
+  | "getPrompt"
+  | "complete"
+  | "setLogLevel"
+  | "notifyRootsChanged"
+  | "resumeInputRequired"
+  | "request"
+  | "notify"
 >
 
 /** What the plain methods use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "identity" | "logLevel" | "session" | "live" | "kind" | "send" | "gated" | "withInput"
+  "server" | "identity" | "logLevel" | "session" | "discovered" | "live" | "kind" | "send" | "gated" | "withInput"
 >
+
+/** The `Mcp-Name` header of a method that names its subject (2026-07-28 HTTP). */
+const nameHeader = (method: string, params: Params): Record<string, string> | undefined => {
+  const subject = method === "tools/call" || method === "prompts/get"
+    ? params?.name
+    : method === "resources/read"
+    ? params?.uri
+    : undefined
+  return typeof subject === "string" ? { "mcp-name": HeaderParams.encodeValue(subject) } : undefined
+}
+
+/** A raw request: gated when the method is known, then `input_required` rounds on 2026-07-28. */
+const request = (core: Needs) =>
+<A, I>(
+  method: string,
+  params: Params,
+  requestOptions: RawRequestOptions<A, I> | undefined
+): Effect.Effect<A, RawRequestError> => {
+  const { server } = core
+  const schema = requestOptions?.schema
+  const decode = schema === undefined ? undefined : Schema.decodeUnknownEither(schema, McpSchema.parseOptions)
+  // The capabilities the gate reads are the current ones (a lapsed discovery is re-fetched).
+  const sent = Effect.flatMap(core.discovered, (s): Effect.Effect<unknown, RawRequestError> => {
+    const refused = Protocol.legacy.gate(server, s.negotiated, method)
+    if (refused !== undefined) return Effect.fail(refused)
+    // input_required is 2026-07-28 only; a legacy result is whatever the server sent.
+    return s.negotiated.era === "legacy"
+      ? core.send(method, params, requestOptions)
+      : core.withInput(method, params ?? {}, requestOptions, nameHeader(method, params))
+  })
+  if (decode === undefined) return sent as Effect.Effect<A, RawRequestError>
+  return Effect.flatMap(sent, (raw) => {
+    const decoded = decode(raw)
+    return Either.isRight(decoded)
+      ? Effect.succeed(decoded.right)
+      : Effect.fail(new InvalidResponseError({ server, method, message: decoded.left.message.slice(0, 500) }))
+  })
+}
 
 /** @internal */
 export const make = (core: Needs): Methods => {
   const { server } = core
   return {
+    request: (method, params, requestOptions) => request(core)(method, params, requestOptions),
+    notify: (method, params) =>
+      Effect.flatMap(core.session, (s) =>
+        s.negotiated.era === "legacy"
+          ? s.peer.notify(method, params)
+          : s.peer.notify(method, params, {
+            modern: true,
+            headers: Protocol.modernHeaders(method, s.negotiated.protocolVersion)
+          })),
     ping: (requestOptions) =>
       Effect.asVoid(Effect.flatMap(core.session, (s) =>
         s.negotiated.era === "legacy"
@@ -49,7 +107,7 @@ export const make = (core: Needs): Methods => {
         (raw) => Decode.complete(server, "completion/complete", raw)
       ),
     setLogLevel: (level, requestOptions) =>
-      Effect.flatMap(core.session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
+      Effect.flatMap(core.discovered, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
         if (s.negotiated.capabilities.logging === undefined) {
           return Effect.fail(new CapabilityError({ server, capability: "logging", method: "logging/setLevel" }))
         }

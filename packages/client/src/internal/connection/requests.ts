@@ -16,11 +16,16 @@ import type { RequestOptions } from "../../ServerConnection.js"
 import * as Limits from "../limits.js"
 import type { Params, RequestPath, SendNow, Session, Sessions, Shared, WithInput } from "./core.js"
 import { isObject, timeoutOf } from "./core.js"
+import * as Tracing from "./tracing.js"
 
 const peerOptions = (requestOptions: RequestOptions | undefined): RpcPeer.RequestOptions | undefined =>
   requestOptions === undefined ? undefined : {
     timeoutMs: timeoutOf(requestOptions),
-    onProgress: requestOptions.onProgress
+    onProgress: requestOptions.onProgress,
+    resetTimeoutOnProgress: requestOptions.resetTimeoutOnProgress,
+    maxTotalTimeoutMs: requestOptions.maxTotalTimeout === undefined
+      ? undefined
+      : Duration.toMillis(Duration.decode(requestOptions.maxTotalTimeout))
   }
 
 /** What the request path uses of the core. @internal */
@@ -36,14 +41,16 @@ export type Needs = Pick<
   | "logLevel"
   | "clock"
   | "session"
+  | "discovered"
   | "live"
+  | "tracing"
 >
 
 /** @internal */
 export const make = (core: Needs): RequestPath => {
   const { fixedHostMeta, hostMeta, identity, logLevel, server, session } = core
 
-  const sendNow: SendNow = (method, params, requestOptions, extraHeaders, onAuthorization, onId) => {
+  const untraced: SendNow = (method, params, requestOptions, extraHeaders, onAuthorization, onId) => {
     const options: RpcPeer.RequestOptions | undefined = onAuthorization !== undefined
       ? { ...peerOptions(requestOptions), onId, hints: { onAuthorization } }
       : onId !== undefined
@@ -87,6 +94,29 @@ export const make = (core: Needs): RequestPath => {
       : Effect.catchTag(attempt(), "SessionExpiredError", () => Effect.suspend(attempt))
   }
 
+  // Decided once for the connection: without a tracer, requests take the untraced path as is.
+  const tracing = core.tracing
+  const sendNow: SendNow = tracing === undefined ? untraced : (
+    method,
+    params,
+    requestOptions,
+    extraHeaders,
+    onAuthorization,
+    onId
+  ) =>
+    Tracing.request(tracing, method, params, () => core.live()?.attributes, (traced, onTracedId) =>
+      untraced(
+        method,
+        traced,
+        requestOptions,
+        extraHeaders,
+        onAuthorization,
+        onId === undefined ? onTracedId : (id) => {
+          onTracedId(id)
+          onId(id)
+        }
+      ))
+
   const send: SendNow = (...args) => Effect.suspend(() => sendNow(...args))
 
   const gated = (
@@ -94,7 +124,7 @@ export const make = (core: Needs): RequestPath => {
     params: Params,
     requestOptions?: RequestOptions
   ): Effect.Effect<unknown, ConnectError | CapabilityError> =>
-    Effect.flatMap(session, (s): Effect.Effect<unknown, ConnectError | CapabilityError> => {
+    Effect.flatMap(core.discovered, (s): Effect.Effect<unknown, ConnectError | CapabilityError> => {
       const refused = Protocol.legacy.gate(server, s.negotiated, method)
       return refused !== undefined ? Effect.fail(refused) : send(method, params, requestOptions)
     })

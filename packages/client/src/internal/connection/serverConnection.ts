@@ -15,7 +15,9 @@ import type { Options, ServerConnection } from "../../ServerConnection.js"
 import * as Core from "./core.js"
 import * as Lists from "./lists.js"
 import * as Methods from "./methods.js"
+import * as Pages from "./pages.js"
 import * as Requests from "./requests.js"
+import * as Roots from "./roots.js"
 import * as Router from "./router.js"
 import * as Session from "./session.js"
 import * as Subscriptions from "./subscriptions.js"
@@ -33,6 +35,7 @@ export const make = <R>(
     const base = { ...shared, ...sessions }
     const core: Core.Core = { ...base, ...Requests.make(base) }
     const { listen } = Subscriptions.make(core)
+    const methods = Methods.make(core)
     const connection: ServerConnection = {
       name: core.server,
       get kind() {
@@ -40,9 +43,13 @@ export const make = <R>(
       },
       negotiated: () => core.live()?.negotiated,
       connect: Effect.map(core.session, (s) => s.negotiated),
+      state: core.state.subscribable,
+      currentState: core.state.current,
       ...Lists.make(core),
+      ...Pages.make(core),
       ...Tools.make(core),
-      ...Methods.make(core),
+      ...methods,
+      ...Roots.make(core, methods.notifyRootsChanged),
       listen,
       ...Watches.make(core, listen)
     }

@@ -18,6 +18,7 @@ import type { Core, Session } from "./core.js"
 import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 import * as Lists from "./lists.js"
+import * as Pages from "./pages.js"
 import * as Validation from "./validation.js"
 
 /** A `_meta` key inside tool arguments belongs to the request, not to the tool. */
@@ -36,6 +37,7 @@ type Augment = (params: Record<string, unknown>, tool: McpSchema.Tool | undefine
 export type ToolMethods = Pick<
   ServerConnection,
   | "listTools"
+  | "listToolsPage"
   | "callTool"
   | "callToolAsTask"
   | "getTask"
@@ -216,6 +218,12 @@ export const make = (core: Needs): ToolMethods => {
 
   return {
     listTools,
+    listToolsPage: (cursor, requestOptions) =>
+      Effect.flatMap(
+        Pages.page(core, "tools/list", "tools", Decode.tools, cursor, requestOptions),
+        (page) =>
+          Effect.flatMap(core.session, (s) => Effect.map(usable(page.items, s), (items) => ({ ...page, items })))
+      ),
     callTool,
     callToolAsTask,
     getTask: tasks.get,
