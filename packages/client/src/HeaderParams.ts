@@ -22,6 +22,8 @@ export type HeaderParamType = "string" | "integer" | "boolean"
  * the schema root to the annotated property, and its declared type.
  *
  * @example
+ * import type { HeaderParam } from "@mcp-effect/client/HeaderParams"
+ *
  * // { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } }
  * const param: HeaderParam = { header: "Region", path: ["region"], type: "string" }
  *
@@ -129,6 +131,8 @@ const needsEncoding = (value: string): boolean => {
  * `=?base64?…?=` — is sent as `=?base64?{base64 of the UTF-8 bytes}?=`.
  *
  * @example
+ * import { encodeValue } from "@mcp-effect/client/HeaderParams"
+ *
  * encodeValue("us-west1") // "us-west1"
  * encodeValue("Hello, 世界") // "=?base64?SGVsbG8sIOS4lueVjA==?="
  *
@@ -414,6 +418,8 @@ const renderValue = (param: HeaderParam, value: unknown): string | Invalid => {
  * header would only earn a `-32020` HeaderMismatch, so the caller fails the call instead.
  *
  * @example
+ * import { render } from "@mcp-effect/client/HeaderParams"
+ *
  * const result = render([{ header: "Region", path: ["region"], type: "string" }], { region: "us-west1" })
  * // { "Mcp-Param-Region": "us-west1" }
  * if ("error" in result) console.warn(result.error)

@@ -21,14 +21,15 @@
  * import * as JsonSchema from "@mcp-effect/client/JsonSchema"
  * import * as Effect from "effect/Effect"
  *
+ * const outputSchema = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] }
+ *
  * const program = Effect.gen(function*() {
  *   const jsonSchema = yield* JsonSchema.JsonSchema
- *   const outcome = yield* jsonSchema.validate(tool.outputSchema, result.structuredContent, {
- *     cacheKey: `${server}\u0000${tool.name}\u0000${schemaHash}`
- *   })
+ *   // The cache key names the schema: compiled once, reused for every result of the tool.
+ *   const outcome = yield* jsonSchema.validate(outputSchema, { sum: "42" }, { cacheKey: "calculator/add" })
  *   if (outcome._tag === "Invalid") console.warn(JsonSchema.describe(outcome))
  * })
- * program.pipe(Effect.provide(JsonSchema.layer()))
+ * program.pipe(Effect.provide(JsonSchema.layer()), Effect.runPromise)
  * ```
  *
  * @since 0.1.0

@@ -13,12 +13,22 @@
  *
  * @example
  * ```ts
- * const auth = yield* OAuth.make({
- *   serverUrl: "https://mcp.example.com/mcp",
- *   redirectUri: "http://127.0.0.1:8976/callback",
- *   authorize: (url) => openBrowserAndWaitForCallback(url)
- * })
- * const config = StreamableHttp.config({ url: "https://mcp.example.com/mcp", auth })
+ * import type * as McpAuth from "@mcp-effect/client/McpAuth"
+ * import * as OAuth from "@mcp-effect/client/OAuth"
+ * import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
+ * import * as Effect from "effect/Effect"
+ *
+ * // The host's browser step: open the URL, resolve with the callback URL it redirected to.
+ * declare const openBrowserAndWaitForCallback: (url: URL) => Effect.Effect<URL, McpAuth.AuthFailure>
+ *
+ * const config = Effect.map(
+ *   OAuth.make({
+ *     serverUrl: "https://mcp.example.com/mcp",
+ *     redirectUri: "http://127.0.0.1:8976/callback",
+ *     authorize: openBrowserAndWaitForCallback
+ *   }),
+ *   (auth) => StreamableHttp.config({ url: "https://mcp.example.com/mcp", auth })
+ * )
  * ```
  *
  * @since 0.1.0

@@ -8,9 +8,12 @@
  *
  * @example
  * ```ts
+ * import * as JsonSchema from "@mcp-effect/client/JsonSchema"
  * import * as NodeJsonSchema from "@mcp-effect/node/NodeJsonSchema"
+ * import * as Effect from "effect/Effect"
  *
- * program.pipe(Effect.provide(NodeJsonSchema.layer({ budgetMs: 500 })))
+ * const program = Effect.flatMap(JsonSchema.JsonSchema, (jsonSchema) => jsonSchema.validate({ type: "string" }, 42))
+ * program.pipe(Effect.provide(NodeJsonSchema.layer({ budgetMs: 500 })), Effect.runPromise)
  * ```
  *
  * @since 0.1.0

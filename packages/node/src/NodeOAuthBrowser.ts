@@ -10,10 +10,19 @@
  *
  * @example
  * ```ts
- * const auth = yield* OAuth.make({ serverUrl, interactive: NodeOAuthBrowser.make({ timeout: "2 minutes" }) })
+ * import * as OAuth from "@mcp-effect/client/OAuth"
+ * import * as NodeOAuth from "@mcp-effect/node/NodeOAuth"
+ * import * as NodeOAuthBrowser from "@mcp-effect/node/NodeOAuthBrowser"
+ *
+ * const serverUrl = "https://mcp.example.com/mcp"
+ * const auth = OAuth.make({ serverUrl, interactive: NodeOAuthBrowser.make({ timeout: "2 minutes" }) })
  * // Promise code:
  * const browser = await NodeOAuthBrowser.start({ port: 0 })
- * const auth = await makeOAuth({ serverUrl, redirectUri: browser.redirectUri, authorize: browser.authorizePromise })
+ * const client = await NodeOAuth.makeOAuth({
+ *   serverUrl,
+ *   redirectUri: browser.redirectUri,
+ *   authorize: browser.authorizePromise
+ * })
  * ```
  *
  * @since 0.1.0

@@ -8,9 +8,17 @@
  *
  * @example
  * ```ts
- * const server = yield* FakeOAuthServer.make()
- * const auth = yield* OAuth.make({ serverUrl: server.mcpUrl, authorize: ... })
- * // a headless browser: NodeOAuthBrowser.make({ openBrowser: server.approve })
+ * import * as OAuth from "@mcp-effect/client/OAuth"
+ * import * as NodeOAuthBrowser from "@mcp-effect/node/NodeOAuthBrowser"
+ * import * as FakeOAuthServer from "@mcp-effect/testing/FakeOAuthServer"
+ * import * as Effect from "effect/Effect"
+ *
+ * const test = Effect.gen(function*() {
+ *   const server = yield* FakeOAuthServer.make
+ *   // A headless browser: the user approves at once.
+ *   const interactive = NodeOAuthBrowser.make({ openBrowser: server.approve })
+ *   return yield* OAuth.make({ serverUrl: server.mcpUrl, interactive })
+ * }).pipe(Effect.scoped)
  * ```
  *
  * @since 0.1.0
