@@ -13,8 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Deprecations from "./Deprecations.js"
+import * as Tracing from "./internal/connection/tracing.js"
 import * as Http from "./internal/http/http.js"
-import { summarize } from "./internal/wire/ndjson.js"
 import { ConnectionError, ServerError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { defaultName } from "./StreamableHttp.js"
@@ -91,9 +91,8 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
         try {
           message = JSON.parse(event.data)
         } catch {
-          return void Effect.runFork(
-            Effect.logWarning(`${server}: skipped a malformed SSE message ${summarize(event.data.slice(0, 4096))}`)
-          )
+          // Logged by the stream's reader, once, with a count when the stream ends.
+          return false
         }
         sink.onMessage(message)
       },
@@ -156,7 +155,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
         )
       )
     }
-    return { send, description: `sse:${origin}` } satisfies Transport
+    return { send, description: `sse:${origin}`, address: Tracing.addressOf(options.url) } satisfies Transport
   })
 
 /**

@@ -6,8 +6,10 @@
  * incrementally, so progress and server-initiated requests on it are handled while the request
  * is open. A stream that breaks before its response is resumed with `GET` + `Last-Event-ID`.
  * The session id of `initialize` is sent afterwards and the session is ended with `DELETE`; a
- * 404 for it closes this connection (the next request opens a new session). After
- * initialization the optional GET stream carries unsolicited server messages.
+ * 404 for it (or, once, a 400 whose error names the session, as SDK 1.x servers answer) closes
+ * this connection (the next request opens a new session). After initialization the optional
+ * GET stream carries unsolicited server messages. A reply that does not hold its request's
+ * response fails that request at once; a 2026-07-28 request is cancelled by aborting its POST.
  *
  * @since 0.1.0
  */
@@ -21,13 +23,15 @@ import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
+import { escapeControl } from "./internal/connection/logMessage.js"
+import * as Tracing from "./internal/connection/tracing.js"
 import * as Http from "./internal/http/http.js"
 import * as Limits from "./internal/limits.js"
-import { summarize } from "./internal/wire/ndjson.js"
 import type { AuthFailure } from "./McpAuth.js"
 import {
   ConnectionError,
   InvalidResponseError,
+  MissingResponseError,
   ResponseStreamClosedError,
   ServerError,
   SessionExpiredError
@@ -47,6 +51,10 @@ export interface Options extends Http.HttpOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
   /** Open the optional GET stream after initialization (default true). */
   readonly getStream?: boolean | undefined
+  /** Overrides the client's `protocol` for this server (`auto`, `modern`, `legacy`). */
+  readonly protocol?: ServerConfig<HttpClient.HttpClient>["protocol"]
+  /** Overrides the client's bound on the `server/discover` probe for this server. */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
 }
 
 type Json = Record<string, unknown>
@@ -56,7 +64,49 @@ const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null 
 const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "number"
 // Whether a body is only whitespace (as `trim` would find, without copying it).
 const isBlank = (text: string): boolean => !/\S/.test(text)
-const NO_STREAM = new Set([404, 405, 406])
+// 400 too: servers without a GET stream answer it so (mcp-lite), and a retry never helps.
+const NO_STREAM = new Set([400, 404, 405, 406])
+
+// What a reply that does not answer request `id` held, for its error (server text escaped).
+const describeUnanswered = (id: Id, messages: ReadonlyArray<unknown>): string => {
+  const responses: Array<string> = []
+  let notifications = 0
+  let requests = 0
+  let other = 0
+  for (const message of messages) {
+    if (!isObject(message)) other++
+    else if (typeof message.method === "string" && message.id === undefined) notifications++
+    else if (typeof message.method === "string") requests++
+    else if ("result" in message || "error" in message) responses.push(JSON.stringify(message.id) ?? "none")
+    else other++
+  }
+  const parts: Array<string> = []
+  const shown = responses.slice(0, 3).map((text) => escapeControl(text, 40))
+  if (responses.length > 0) {
+    parts.push(`${responses.length === 1 ? "a response" : `${responses.length} responses`} for id ${shown.join(", ")}`)
+  }
+  if (notifications > 0) parts.push(`${notifications} notification${notifications === 1 ? "" : "s"}`)
+  if (requests > 0) parts.push(`${requests} server request${requests === 1 ? "" : "s"}`)
+  if (other > 0) parts.push(`${other} message${other === 1 ? "" : "s"} that ${other === 1 ? "is" : "are"} not JSON-RPC`)
+  return `the JSON reply holds no response to request ${JSON.stringify(id)}: ${
+    parts.length === 0 ? "an empty batch" : parts.join(", ")
+  }`
+}
+
+// A JSON-RPC error message that says the session is unknown (SDK 1.x servers answer a stale
+// session id with 400 "Bad Request: No valid session ID provided" rather than 404).
+const mentionsSession = (error: Json | undefined): boolean =>
+  typeof error?.message === "string" && /session/i.test(error.message.slice(0, 500))
+
+/**
+ * What the sessions of one connection remember about a server that answers a lost session
+ * with 400: whether it was told about, and whether the session opened after such a 400 has
+ * yet to answer a request (until then another such 400 is the server's real answer).
+ */
+interface LostSessions {
+  warned: boolean
+  unproven: boolean
+}
 
 /** @internal */
 export const defaultName = (url: string): string => {
@@ -67,15 +117,10 @@ export const defaultName = (url: string): string => {
   }
 }
 
-/**
- * Opens the transport. `mode: "plain"` accepts only JSON answers and opens no GET stream.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const transport = (
+const open = (
   options: Options,
-  mode: "streamable" | "plain" = "streamable"
+  mode: "streamable" | "plain",
+  lost: LostSessions
 ): TransportFactory<HttpClient.HttpClient> =>
 (sink, server) =>
   Effect.gen(function*() {
@@ -90,6 +135,8 @@ export const transport = (
       return fiber
     }
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
+    // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
+    const modernReaders = new Set<Id>()
     let sessionId: string | undefined
     let protocolVersion: string | undefined
     let initializeId: Id | undefined
@@ -138,9 +185,7 @@ export const transport = (
       try {
         return JSON.parse(data)
       } catch {
-        Effect.runFork(
-          Effect.logWarning(`${server}: skipped a malformed SSE message ${summarize(data.slice(0, 4096))}`)
-        )
+        // Logged by the stream's reader, once, with a count when the stream ends.
         return undefined
       }
     }
@@ -180,12 +225,20 @@ export const transport = (
             onEvent: (event) => {
               if (event.data.length === 0) return
               const message = parseEvent(event.data)
-              if (message === undefined) return
+              if (message === undefined) return false
               if (isObject(message) && message.id === id && ("result" in message || "error" in message)) answered = true
               deliver(message)
             },
             onRetry: (millis) => (retryMillis = serverRetry = millis),
-            lastEventId: (eventId) => (lastEventId = eventId)
+            lastEventId: (eventId) => (lastEventId = eventId),
+            // An oversized response fails its request at once; the stream's other events still count.
+            // A listen stream carries notifications until it ends: what it loses must stay re-openable.
+            responseId: method === "subscriptions/listen" ? undefined : id,
+            onResponseTooLarge: (error) => {
+              if (answered || id === undefined) return
+              answered = true
+              sink.onRequestFailed(id, error)
+            }
           }))
         const first = yield* read(response)
         if (first._tag === "Left" && first.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
@@ -237,7 +290,8 @@ export const transport = (
               onEvent: (event) => {
                 if (event.data.length === 0) return
                 const message = parseEvent(event.data)
-                if (message !== undefined) deliver(message)
+                if (message === undefined) return false
+                deliver(message)
               },
               onRetry: (millis) => (retryMillis = serverRetry = millis),
               lastEventId: (eventId) => (lastEventId = eventId)
@@ -267,12 +321,9 @@ export const transport = (
       return error
     }
 
-    const refused = (
-      response: HttpClientResponse.HttpClientResponse,
-      id: Id | undefined,
-      method: string
-    ): Effect.Effect<void, SendError | InvalidResponseError> =>
-      Effect.flatMap(
+    // The JSON-RPC error of a refusal's body (bounded), if it holds one.
+    const errorBody = (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.map(
         Effect.either(Http.readText({ ...s, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }, response)),
         (text) => {
           let body: unknown
@@ -281,23 +332,81 @@ export const transport = (
           } catch {
             body = undefined
           }
-          const error = isObject(body) && isObject(body.error) ? body.error : undefined
-          if (error !== undefined && id !== undefined && (body as Json).id !== undefined) {
-            // A JSON-RPC error for our request: the peer turns it into its typed error.
-            deliver({ jsonrpc: "2.0", id, error })
-            return Effect.void
+          return {
+            error: isObject(body) && isObject(body.error) ? body.error : undefined,
+            hasId: isObject(body) && body.id !== undefined
           }
-          return Effect.fail(
-            new ServerError({
-              server,
-              method,
-              code: typeof error?.code === "number" ? error.code : -32600,
-              message: typeof error?.message === "string" ? error.message.slice(0, 500) : `HTTP ${response.status}`,
-              data: error !== undefined ? error.data : { status: response.status }
-            })
-          )
         }
       )
+
+    const refusal = (
+      status: number,
+      id: Id | undefined,
+      method: string,
+      { error, hasId }: { readonly error: Json | undefined; readonly hasId: boolean }
+    ): Effect.Effect<void, SendError> => {
+      if (error !== undefined && id !== undefined && hasId) {
+        // A JSON-RPC error for our request: the peer turns it into its typed error.
+        deliver({ jsonrpc: "2.0", id, error })
+        return Effect.void
+      }
+      return Effect.fail(
+        new ServerError({
+          server,
+          method,
+          code: typeof error?.code === "number" ? error.code : -32600,
+          message: typeof error?.message === "string" ? error.message.slice(0, 500) : `HTTP ${status}`,
+          data: error !== undefined ? error.data : { status }
+        })
+      )
+    }
+
+    const refused = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
+      Effect.flatMap(errorBody(response), (body) => refusal(response.status, id, method, body))
+
+    // A 400 naming the session, for a request that carried one, is taken once for the 404 the
+    // spec requires: the session opened after it must answer a request before another counts.
+    const lostSession = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
+      Effect.flatMap(errorBody(response), (body): Effect.Effect<void, SendError> => {
+        if (!mentionsSession(body.error) || lost.unproven) return refusal(400, id, method, body)
+        lost.unproven = true
+        const warn = lost.warned ? Effect.void : Effect.logWarning(
+          `${server}: answered HTTP 400 ${
+            escapeControl(JSON.stringify(String(body.error!.message)), 200)
+          } for its session id; the spec requires 404 for a session it no longer knows, so this is taken for an expired session`
+        )
+        lost.warned = true
+        return Effect.zipRight(warn, Effect.fail(expired(method, id)))
+      })
+
+    // The body of a `200 application/json` reply; a request it does not answer fails at once.
+    const readJson = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
+      Effect.flatMap(Http.readText(s, response), (text): Effect.Effect<void, SendError | InvalidResponseError> => {
+        let messages: ReadonlyArray<unknown> = []
+        if (!isBlank(text)) {
+          try {
+            const body: unknown = JSON.parse(text)
+            messages = Array.isArray(body) ? body : [body]
+          } catch {
+            return Effect.fail(new InvalidResponseError({ server, method, message: "the response body is not JSON" }))
+          }
+        }
+        let answered = false
+        for (const message of messages) {
+          if (isObject(message) && message.id === id && ("result" in message || "error" in message)) answered = true
+          deliver(message)
+        }
+        if (id === undefined || answered) return Effect.void
+        return Effect.fail(
+          new MissingResponseError({
+            server,
+            method,
+            message: isBlank(text)
+              ? `the reply to request ${JSON.stringify(id)} is an empty application/json body`
+              : describeUnanswered(id, messages)
+          })
+        )
+      })
 
     const handle = (
       response: HttpClientResponse.HttpClientResponse,
@@ -310,25 +419,31 @@ export const transport = (
         if (issued !== undefined && Http.isSafeHeaderValue(issued)) sessionId = issued
       }
       const status = response.status
-      if (status === 404 && sessionId !== undefined && method !== "initialize") {
+      const carriedSession = sessionId !== undefined && method !== "initialize"
+      if (status === 404 && carriedSession) {
         return Effect.zipRight(discard(response), Effect.fail(expired(method, id)))
       }
+      if (status === 400 && carriedSession && resumable) return lostSession(response, id, method)
       if (status >= 400) return refused(response, id, method)
+      if (carriedSession && id !== undefined) lost.unproven = false
       const type = (response.headers["content-type"] ?? "").toLowerCase()
       // Read in the exchange's own fiber (see `send`).
       if (id !== undefined && type.startsWith("text/event-stream")) return readExchange(response, id, method, resumable)
-      if (type.startsWith("application/json")) {
-        return Effect.flatMap(Http.readText(s, response), (text) => {
-          if (isBlank(text)) return Effect.void
-          try {
-            const body: unknown = JSON.parse(text)
-            if (Array.isArray(body)) body.forEach(deliver)
-            else deliver(body)
-            return Effect.void
-          } catch {
-            return Effect.fail(new InvalidResponseError({ server, method, message: "the response body is not JSON" }))
-          }
-        })
+      if (type.startsWith("application/json")) return readJson(response, id, method)
+      // A 2026-07-28 response arrives on its POST or not at all.
+      if (id !== undefined && !resumable) {
+        return Effect.zipRight(
+          discard(response),
+          Effect.fail(
+            new MissingResponseError({
+              server,
+              method,
+              message: `the reply to request ${JSON.stringify(id)} is HTTP ${status} with Content-Type ${
+                escapeControl(JSON.stringify(type.slice(0, 64)), 100)
+              }, neither JSON nor an event stream`
+            })
+          )
+        )
       }
       return discard(response)
     }
@@ -370,6 +485,9 @@ export const transport = (
         if (method === "notifications/cancelled" && isObject(m.params) && isId(m.params.requestId)) {
           const reader = readers.get(m.params.requestId)
           if (reader !== undefined) FiberSet.unsafeAdd(fibers, Effect.runFork(Fiber.interrupt(reader)))
+          // On 2026-07-28 closing the response stream (aborting the POST) is the cancellation:
+          // nothing is posted. (Its exchange, while it runs, is the only way the response could come.)
+          if (modernReaders.has(m.params.requestId)) return Effect.void
         }
         // The GET stream is opened before `notifications/initialized` goes out, so what a server
         // sends the moment it is initialized (a list_changed, say) has a stream to arrive on.
@@ -410,8 +528,11 @@ export const transport = (
             )
           )))
         readers.set(id, fiber)
+        if (hints?.modern === true) modernReaders.add(id)
         fiber.addObserver(() => {
-          if (readers.get(id) === fiber) readers.delete(id)
+          if (readers.get(id) !== fiber) return
+          readers.delete(id)
+          modernReaders.delete(id)
         })
         return Effect.void
       })
@@ -436,9 +557,22 @@ export const transport = (
       send,
       description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}`,
       authorization: Effect.suspend(() => Http.authorizationKey(s.headers())),
-      reusableCache: !s.customised
+      reusableCache: !s.customised,
+      sessionId: () => sessionId,
+      address: Tracing.addressOf(options.url)
     }
   })
+
+/**
+ * Opens the transport. `mode: "plain"` accepts only JSON answers and opens no GET stream.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const transport = (
+  options: Options,
+  mode: "streamable" | "plain" = "streamable"
+): TransportFactory<HttpClient.HttpClient> => open(options, mode, { warned: false, unproven: false })
 
 /**
  * A server configuration for a Streamable HTTP server.
@@ -450,5 +584,7 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   name: options.name ?? defaultName(options.url),
   kind: "streamable_http",
   transport: transport(options),
-  readTimeout: options.readTimeout
+  readTimeout: options.readTimeout,
+  protocol: options.protocol,
+  discoverTimeout: options.discoverTimeout
 })

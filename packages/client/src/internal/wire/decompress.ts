@@ -54,6 +54,8 @@ const formatOf = (contentEncoding: string | undefined): Format | "identity" | un
  * than `maxBytes` decoded bytes have been produced; an identity body is counted the same way.
  * Other failures are `onError("unsupported-encoding" | "corrupt", maxBytes)`; failures of `body`
  * pass through. Interruption or failure cancels the decompressor and interrupts `body`.
+ * `maxBytes` may be `Infinity`: an SSE stream is bounded per event by its parser, never as a
+ * whole, and its inflation is still paced by its consumer.
  *
  * @internal
  */
@@ -65,7 +67,7 @@ export const decompressBody = <E, E2, R>(
 ): Stream.Stream<Uint8Array, E | E2, R> => {
   const format = formatOf(contentEncoding)
   if (format === undefined) return Stream.fail(onError("unsupported-encoding", maxBytes))
-  if (format === "identity") return capped(body, maxBytes, onError)
+  if (format === "identity") return maxBytes === Infinity ? body : capped(body, maxBytes, onError)
   return inflate(body, format, maxBytes, onError)
 }
 

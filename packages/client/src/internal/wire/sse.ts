@@ -39,9 +39,16 @@ export interface SseParserOptions {
   readonly onEvent: (event: SseEvent) => void
   /** The raw `retry` value in milliseconds; the consumer applies its own floor and ceiling. */
   readonly onRetry: (millis: number) => void
-  /** `detail` is "N bytes", "length N" or "non-printable"; it never contains stream content. */
-  readonly onProblem: (problem: SseProblem, detail: string) => void
+  /**
+   * `detail` is "N bytes", "length N" or "non-printable"; it never contains stream content. For an
+   * oversized event, `head` is the start of its data (at most {@link MAX_HEAD_LENGTH} characters,
+   * `""` when the oversized line is not a `data` line), for telling what was lost; else `""`.
+   */
+  readonly onProblem: (problem: SseProblem, detail: string, head: string) => void
 }
+
+/** The longest `head` of a skipped event handed to `onProblem`. @internal */
+export const MAX_HEAD_LENGTH = 256
 
 /** @internal */
 export interface SseParser {
@@ -56,6 +63,8 @@ export interface SseParser {
    * event; `undefined` before any, or after an empty `id` field reset it.
    */
   readonly lastEventId: () => string | undefined
+  /** Bytes of skipped (oversized) events so far, line ends excepted, over the parser's life. */
+  readonly skippedBytes: () => number
 }
 
 const LF = 0x0a
@@ -116,6 +125,7 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
   let eventType = ""
   let eventId: string | undefined = undefined
   let discarding = false
+  let skipped = 0
 
   const decode = (bytes: Uint8Array, lineEnds: boolean): void => {
     let text: string
@@ -140,6 +150,28 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
     linePieces.push(text)
   }
 
+  /**
+   * The start of the event's data, when an event becomes too large while `line` (the bytes of its
+   * current line not yet decoded, of which `room` fit the cap) is read: from its first data line,
+   * else from the current line if that is one. Only bytes within the cap are read, so the head
+   * does not depend on where the chunks were cut. Runs once per skipped event, on a few hundred bytes.
+   */
+  const headOf = (line: Uint8Array, room: number): string => {
+    if (firstDataLine !== undefined) return firstDataLine.slice(0, MAX_HEAD_LENGTH)
+    let start = ""
+    for (const piece of linePieces) {
+      start += piece
+      if (start.length >= MAX_HEAD_LENGTH + 6) break
+    }
+    // The line's own decoder, so a character split before `line` is completed; it is reset next.
+    if (start.length < MAX_HEAD_LENGTH + 6) {
+      start += decoder.decode(line.subarray(0, Math.min(room, (MAX_HEAD_LENGTH + 6) * 4)), { stream: true })
+    }
+    if (start.charCodeAt(0) === 0xfeff) start = start.slice(1)
+    if (!start.startsWith("data") || (start.length > 4 && start.charCodeAt(4) !== COLON)) return ""
+    return start.slice(start.charCodeAt(5) === SPACE ? 6 : 5, MAX_HEAD_LENGTH + 6).slice(0, MAX_HEAD_LENGTH)
+  }
+
   const resetEvent = () => {
     firstDataLine = undefined
     if (moreDataLines.length > 0) moreDataLines = []
@@ -148,17 +180,16 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
     eventId = undefined
   }
 
-  const startDiscarding = (size: number) => {
-    onProblem("event-too-large", `${size} bytes`)
+  const startDiscarding = (size: number, line: Uint8Array, room: number) => {
+    onProblem("event-too-large", `${size} bytes`, headOf(line, room))
+    skipped += size
     discarding = true
     linePieces = []
     resetEvent()
     // The dropped event must not move Last-Event-ID: we never delivered it.
     idBuffer = committedId
-    if (decoderHolds) {
-      decoder.decode()
-      decoderHolds = false
-    }
+    decoder.decode()
+    decoderHolds = false
   }
 
   const dispatch = () => {
@@ -179,10 +210,10 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
 
   const processId = (value: string) => {
     if (value.length > maxEventIdLength) {
-      onProblem("invalid-event-id", `length ${value.length}`)
+      onProblem("invalid-event-id", `length ${value.length}`, "")
     } else if (!isPrintableAscii(value)) {
       // Covers the standard's NUL rule too; a header could not carry other controls either.
-      onProblem("invalid-event-id", "non-printable")
+      onProblem("invalid-event-id", "non-printable", "")
     } else {
       idBuffer = value
       eventId = value
@@ -242,8 +273,9 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
     const size = bytes.length
     if (discarding) {
       lineBytes += size
+      skipped += size
     } else if (dataBytes + lineBytes + size > maxEventBytes) {
-      startDiscarding(dataBytes + lineBytes + size)
+      startDiscarding(dataBytes + lineBytes + size, bytes, maxEventBytes - dataBytes - lineBytes)
       lineBytes += size
     } else {
       lineBytes += size
@@ -295,9 +327,10 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
     if (discarding) {
       if (inStep) locateLine(chunk, start, end, regionEnd)
       if (size === 0) discarding = false
+      skipped += size
     } else if (dataBytes + size > maxEventBytes) {
       if (inStep) locateLine(chunk, start, end, regionEnd)
-      startDiscarding(dataBytes + size)
+      startDiscarding(dataBytes + size, chunk.subarray(start, end), maxEventBytes - dataBytes)
     } else if (size === 0) {
       if (inStep) locateLine(chunk, start, end, regionEnd)
       dispatch()
@@ -381,6 +414,7 @@ export const makeSseParser = (options: SseParserOptions): SseParser => {
   return {
     push,
     end,
-    lastEventId: () => committedId === "" ? undefined : committedId
+    lastEventId: () => committedId === "" ? undefined : committedId,
+    skippedBytes: () => skipped
   }
 }
