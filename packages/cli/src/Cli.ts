@@ -19,6 +19,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as ConnectionState from "@mcp-effect/client/ConnectionState"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
@@ -399,6 +400,13 @@ const listen = Command.make(
           yield* Console.error(`not granted by the server: ${subscription.unsupported.join(", ")}`)
         }
         yield* Console.error(`listening to ${format.clean(subscription.server)}`)
+        // The connection's state changes (a server that died and is re-opened), on stderr.
+        const connection = yield* client.server(subscription.server)
+        yield* Stream.runForEach(
+          Stream.drop(connection.state.changes, 1),
+          (state) =>
+            Console.error(`${format.clean(subscription.server)}: ${format.clean(ConnectionState.describe(state))}`)
+        ).pipe(Effect.forkScoped)
         const notifications = Option.match(options.count, {
           onNone: () => subscription.notifications,
           onSome: (count) => Stream.take(subscription.notifications, count)

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
+import type { Reconnect } from "./ConnectionState.js"
 import type { TransportFactory } from "./Transport.js"
 
 /**
@@ -29,4 +30,17 @@ export interface ServerConfig<R = never> {
    * HTTP, then HTTP+SSE, then plain HTTP). The one that worked is kept for reopening.
    */
   readonly fallbacks?: ReadonlyArray<{ readonly kind: string; readonly transport: TransportFactory<R> }> | undefined
+  /**
+   * Supervised reconnect: after the session died, re-open it in the background (first attempt
+   * at once, then after each delay of the schedule; `ServerConnection.state` shows each
+   * attempt) instead of on the next request. A `Schedule` fed with each attempt's error, or a
+   * `ReconnectPolicy` (exponential backoff).
+   */
+  readonly reconnect?: Reconnect | undefined
+  /**
+   * Whether requests to this server carry the W3C trace context in `params._meta` while tracing
+   * (overrides the client's `propagateTraceContext`): `false` for a server not to be trusted
+   * with trace ids.
+   */
+  readonly propagateTraceContext?: boolean | undefined
 }

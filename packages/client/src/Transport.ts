@@ -84,6 +84,10 @@ export interface Transport {
   readonly authorization?: Effect.Effect<string | undefined> | undefined
   /** `false` when a host hook alters requests invisibly: cached results are then not reused. */
   readonly reusableCache?: boolean | undefined
+  /** The session id the server issued (legacy Streamable HTTP `Mcp-Session-Id`), for telemetry. */
+  readonly sessionId?: (() => string | undefined) | undefined
+  /** Where the transport connects (HTTP: the URL's host and port), for telemetry. */
+  readonly address?: { readonly host: string; readonly port: number } | undefined
 }
 
 /**

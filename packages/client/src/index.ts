@@ -5,6 +5,10 @@ export * as ChildProcess from "./ChildProcess.js"
 /**
  * @since 0.1.0
  */
+export * as ConnectionState from "./ConnectionState.js"
+/**
+ * @since 0.1.0
+ */
 export * as InMemory from "./InMemory.js"
 /**
  * @since 0.1.0
@@ -98,3 +102,7 @@ export * as JsonSchema from "./JsonSchema.js"
  * @since 0.1.0
  */
 export * as OAuth from "./OAuth.js"
+/**
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.js"

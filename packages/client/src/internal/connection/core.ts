@@ -23,6 +23,8 @@ import * as Limits from "../limits.js"
 import * as Tasks from "../tasks/tasks.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
+import * as State from "./state.js"
+import * as Tracing from "./tracing.js"
 
 /** @internal */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -32,6 +34,8 @@ export interface Session {
   readonly scope: Scope.CloseableScope
   readonly peer: RpcPeer.RpcPeer
   readonly negotiated: Protocol.Negotiated
+  /** Its telemetry attributes (transport, version, session id), when the connection traces. */
+  readonly attributes: Record<string, unknown> | undefined
 }
 
 /** @internal */
@@ -63,12 +67,24 @@ export interface Shared {
   readonly cache: ResultCache.ResultCache
   /** The open listen requests by id: the subscriptions register them, the router reads them. */
   readonly listens: Map<number, Listen>
+  /** Spans and metrics, decided once per connection (`tracing.ts`); `undefined`: none. */
+  readonly tracing: Tracing.Tracing | undefined
+  /** The connection's state, set by the session part. */
+  readonly state: State.State
+  /** The roots offered (`options.handlers.roots` reads it): `undefined` while none are declared. */
+  readonly roots: { current: Handlers.Handlers["roots"] }
+  /** Recomputes `identity`'s capabilities from the handlers (after `setRoots` declared roots). */
+  readonly redeclare: () => void
 }
 
 /** The session part (`session.ts`). */
 export interface Sessions {
   /** The open session, opening (or reopening, under the lock) one when there is none. */
   readonly session: Effect.Effect<Session, ConnectError>
+  /** `session` with its 2026-07-28 discovery re-fetched once its `ttlMs` lapsed: for capability checks. */
+  readonly discovered: Effect.Effect<Session, ConnectError>
+  /** Makes the next use open a new session (a legacy one must re-initialize to declare a capability). */
+  readonly reopenOnNextUse: () => void
   /** The current session, open or not, without opening one. */
   readonly live: () => Session | undefined
   /** The transport kind in use (the fallback that worked, once one did). */
@@ -137,38 +153,62 @@ export const timeoutOf = (options: RequestOptions | undefined): number | undefin
 
 /** The settings read from the config and the options, and the empty shared state. @internal */
 export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
-  Effect.map(Effect.clock, (clock) => {
-    const handlers = options.handlers
-    const declared = options.extensions ?? []
-    const extensions = declared.length === 0
-      ? {}
-      : { extensions: Object.fromEntries(declared.map((id) => [id, {}])) }
-    // A fixed value needs no effect per request.
-    const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
-      ? {}
-      : Effect.isEffect(options.requestMeta)
-      ? undefined
-      : options.requestMeta
-    return {
-      server: config.name,
-      options,
-      defaultTimeoutMs: config.readTimeout === undefined
-        ? DEFAULT_TIMEOUT_MS
-        : Duration.toMillis(Duration.decode(config.readTimeout)),
-      maxPages: options.maxPages ?? Limits.MAX_PAGES,
-      tasksDeclared: declared.includes(Tasks.EXTENSION),
-      identity: {
+  Effect.map(
+    Effect.all([
+      Effect.clock,
+      Tracing.make(config.name, options, config.propagateTraceContext),
+      State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
+    ]),
+    ([clock, tracing, state]) => {
+      const roots: Shared["roots"] = { current: options.handlers?.roots }
+      // The handlers as every part reads them: `roots` follows `setRoots`.
+      const handlers: Handlers.Handlers = {
+        ...options.handlers,
+        get roots() {
+          return roots.current
+        }
+      }
+      const declared = options.extensions ?? []
+      const extensions = declared.length === 0
+        ? {}
+        : { extensions: Object.fromEntries(declared.map((id) => [id, {}])) }
+      // A fixed value needs no effect per request.
+      const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
+        ? {}
+        : Effect.isEffect(options.requestMeta)
+        ? undefined
+        : options.requestMeta
+      const identity: { -readonly [K in keyof Protocol.ClientIdentity]: Protocol.ClientIdentity[K] } = {
         clientInfo: options.clientInfo,
-        capabilities: { ...Handlers.capabilities(handlers, "modern"), ...extensions },
-        legacyCapabilities: Handlers.capabilities(handlers, "legacy")
-      },
-      fixedHostMeta,
-      hostMeta: fixedHostMeta === undefined
-        ? options.requestMeta as Effect.Effect<Record<string, unknown>>
-        : Effect.succeed(fixedHostMeta),
-      logLevel: { current: undefined },
-      clock,
-      cache: ResultCache.make(),
-      listens: new Map()
+        capabilities: {},
+        legacyCapabilities: {}
+      }
+      const redeclare = () => {
+        identity.capabilities = { ...Handlers.capabilities(handlers, "modern"), ...extensions }
+        identity.legacyCapabilities = Handlers.capabilities(handlers, "legacy")
+      }
+      redeclare()
+      return {
+        server: config.name,
+        options: { ...options, handlers },
+        defaultTimeoutMs: config.readTimeout === undefined
+          ? DEFAULT_TIMEOUT_MS
+          : Duration.toMillis(Duration.decode(config.readTimeout)),
+        maxPages: options.maxPages ?? Limits.MAX_PAGES,
+        tasksDeclared: declared.includes(Tasks.EXTENSION),
+        identity,
+        fixedHostMeta,
+        hostMeta: fixedHostMeta === undefined
+          ? options.requestMeta as Effect.Effect<Record<string, unknown>>
+          : Effect.succeed(fixedHostMeta),
+        logLevel: { current: undefined },
+        clock,
+        cache: ResultCache.make(),
+        listens: new Map(),
+        tracing,
+        state,
+        roots,
+        redeclare
+      }
     }
-  })
+  )

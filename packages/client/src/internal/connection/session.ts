@@ -5,21 +5,31 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import { ConnectionState, toSchedule } from "../../ConnectionState.js"
+import * as Deprecations from "../../Deprecations.js"
 import type { ConnectError } from "../../McpError.js"
 import { ConnectionError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
 import * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
+import type { Transport } from "../../Transport.js"
 import type { Session, Sessions, Shared } from "./core.js"
+import * as ResultCache from "./resultCache.js"
 import type { Router } from "./router.js"
+import * as Tracing from "./tracing.js"
 
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
+
+/** The discovery is public: one per connection, whatever the credential. */
+const DISCOVERY_CONTEXT: ResultCache.CacheContext = { meta: "", authorization: undefined }
 
 /** The keep-alive request of the era: `ping`, or a `server/discover` on 2026-07-28. @internal */
 export const pingWith = (identity: Shared["identity"], peer: RpcPeer.RpcPeer, negotiated: Protocol.Negotiated) =>
@@ -30,7 +40,10 @@ export const pingWith = (identity: Shared["identity"], peer: RpcPeer.RpcPeer, ne
     }, { hints: { modern: true, headers: Protocol.modernHeaders("server/discover", negotiated.protocolVersion) } })
 
 /** What the session uses of the core. @internal */
-export type Needs = Pick<Shared, "server" | "options" | "defaultTimeoutMs" | "identity" | "cache">
+export type Needs = Pick<
+  Shared,
+  "server" | "options" | "defaultTimeoutMs" | "identity" | "cache" | "tracing" | "state"
+>
 
 /** @internal */
 export const make = <R>(
@@ -39,7 +52,7 @@ export const make = <R>(
   router: Router
 ): Effect.Effect<Sessions, never, Scope.Scope | R> =>
   Effect.gen(function*() {
-    const { cache, defaultTimeoutMs, identity, options, server } = core
+    const { cache, defaultTimeoutMs, identity, options, server, state, tracing } = core
     const context = yield* Effect.context<R>()
     const parentScope = yield* Effect.scope
     const discoverTimeoutMs = Duration.toMillis(
@@ -48,11 +61,15 @@ export const make = <R>(
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
 
     let live: Session | undefined
+    // Set to have the next use open a new session (re-initialize to declare roots; a new era).
+    let stale = false
     // Sessions live in a scope of their own, closed after `closed` is set: what fails because the
     // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
     const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
     let closed = false
-    yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(Effect.sync(() => (closed = true)), state.set(ConnectionState.Closed()))
+    )
     const lock = yield* Effect.makeSemaphore(1)
     const candidates = [{ kind: config.kind, transport: config.transport }, ...(config.fallbacks ?? [])]
     // Once a candidate worked (auto-detection), reopening uses it alone.
@@ -63,14 +80,22 @@ export const make = <R>(
       Effect.gen(function*() {
         const scope = yield* Scope.fork(sessionsScope, ExecutionStrategy.sequential)
         return yield* Effect.gen(function*() {
+          const { kind: candidateKind, transport: factory } = candidates[candidate]!
+          // The transport itself, for the telemetry attributes (address, session id).
+          let transport: Transport | undefined
           const peer = yield* RpcPeer.make({
             server,
-            transport: candidates[candidate]!.transport,
+            transport: tracing === undefined
+              ? factory
+              : (sink, name) => Effect.tap(factory(sink, name), (opened) => Effect.sync(() => (transport = opened))),
             defaultTimeoutMs,
             onNotification: router.onNotification,
             onRequest: router.onRequest
           })
-          const negotiated = yield* Protocol.detect(server, peer, identity, {
+          const detectWith = tracing === undefined
+            ? peer
+            : Tracing.tracedPeer(tracing, peer, () => Tracing.transportAttributes(candidateKind, transport))
+          const negotiated = yield* Protocol.detect(server, detectWith, identity, {
             mode: candidates[candidate]!.kind === "sse" ? "legacy" : mode,
             discoverTimeoutMs,
             timeoutMs: defaultTimeoutMs
@@ -82,7 +107,16 @@ export const make = <R>(
               Effect.forkScoped
             )
           }
-          return { scope, peer, negotiated } satisfies Session
+          const opened: Session = {
+            scope,
+            peer,
+            negotiated,
+            attributes: tracing === undefined
+              ? undefined
+              : Tracing.sessionAttributes(candidateKind, transport, negotiated)
+          }
+          yield* watch(opened)
+          return opened
         }).pipe(
           Scope.extend(scope),
           Effect.provide(context),
@@ -90,7 +124,7 @@ export const make = <R>(
         )
       })
 
-    const open = Effect.gen(function*() {
+    const openSession = Effect.gen(function*() {
       if (closed) return yield* new ConnectionError({ server, message: "the connection is closed" })
       if (live !== undefined) {
         yield* Scope.close(live.scope, Exit.void)
@@ -124,19 +158,150 @@ export const make = <R>(
         }
       }
       live = opened
+      stale = false
+      if (opened.negotiated.era === "modern") {
+        yield* remember(opened.negotiated)
+        yield* Deprecations.warnConfigured(options)
+      }
       return opened
     })
 
-    const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
-      live !== undefined && live.peer.isOpen()
-        ? Effect.succeed(live)
-        : lock.withPermits(1)(
-          Effect.suspend(() => live !== undefined && live.peer.isOpen() ? Effect.succeed(live) : open)
+    // The discovery is a cached result like any other (DIGEST §7): fresh for its ttlMs, then
+    // re-fetched before the next capability check; a server that stopped offering 2026-07-28 is
+    // detected afresh, new capabilities replace the old ones.
+    const remember = (negotiated: Protocol.Negotiated) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        cache.set(
+          ResultCache.DISCOVER_KEY,
+          negotiated,
+          { ttlMs: negotiated.ttlMs ?? 0, scope: "public" },
+          DISCOVERY_CONTEXT,
+          now
+        ))
+    const rediscover = (s: Session): Effect.Effect<Session, ConnectError> =>
+      Protocol.detect(server, s.peer, identity, { mode: "modern", discoverTimeoutMs, timeoutMs: defaultTimeoutMs })
+        .pipe(
+          Effect.matchEffect({
+            onSuccess: (negotiated) => Effect.as(remember(negotiated), live === s ? (live = { ...s, negotiated }) : s),
+            onFailure: (error) =>
+              error._tag === "UnsupportedProtocolVersionError"
+                ? Effect.zipRight(Effect.sync(() => (stale = true)), session)
+                // The request that needed it reports its own failure; the old discovery stays.
+                : Effect.as(Effect.logDebug(`${server}: re-discovery failed (${error._tag})`), s)
+          })
         )
+    const discovered: Effect.Effect<Session, ConnectError> = Effect.flatMap(
+      Effect.suspend(() => session),
+      (s) =>
+        s.negotiated.era === "legacy" ?
+          Effect.succeed(s) :
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            cache.fresh(ResultCache.DISCOVER_KEY, DISCOVERY_CONTEXT, now) !== undefined
+              ? Effect.succeed(s)
+              : rediscover(s))
+    )
+
+    // The state: `Connecting` for the first opening, `Reconnecting` for each later one, `Ready`
+    // once open, `Failed` when an opening failed and no supervisor tries again.
+    let everReady = false
+    let attempts = 0
+    let lastCause: ConnectError | undefined
+    let supervising = false
+    const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
+      Effect.flatMap(
+        live !== undefined && !live.peer.isOpen() ? live.peer.closed : Effect.succeed(lastCause),
+        (cause) =>
+          Effect.zipRight(
+            state.set(
+              everReady ? ConnectionState.Reconnecting({ attempt: ++attempts, cause }) : ConnectionState.Connecting()
+            ),
+            tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
+          )
+      )
+    ).pipe(
+      Effect.tapBoth({
+        onSuccess: (s) =>
+          Effect.suspend(() => {
+            everReady = true
+            attempts = 0
+            lastCause = undefined
+            return state.set(
+              ConnectionState.Ready({
+                protocolVersion: s.negotiated.protocolVersion,
+                serverInfo: s.negotiated.serverInfo,
+                negotiated: s.negotiated
+              })
+            )
+          }),
+        onFailure: (error) =>
+          Effect.suspend(() => {
+            lastCause = error
+            return supervising ? Effect.void : state.set(ConnectionState.Failed({ cause: error }))
+          })
+      })
+    )
+
+    // Supervised reconnect: attempts at once, then after each delay of the schedule, until a
+    // session is open (by it or by a request) or the schedule ends (`Failed`).
+    const reconnect = config.reconnect === undefined ? undefined : toSchedule(config.reconnect)
+    const supervise = (schedule: Schedule.Schedule<unknown, ConnectError>) =>
+      Effect.suspend(() => {
+        if (supervising) return Effect.void
+        supervising = true
+        return Effect.gen(function*() {
+          const driver = yield* Schedule.driver(schedule)
+          while (!closed) {
+            const result = yield* Effect.either(session)
+            if (Either.isRight(result)) return
+            const next = yield* Effect.either(driver.next(result.left))
+            if (Either.isLeft(next)) return yield* state.set(ConnectionState.Failed({ cause: result.left }))
+          }
+        }).pipe(
+          Effect.ensuring(Effect.sync(() => (supervising = false))),
+          Effect.forkIn(parentScope),
+          Effect.asVoid
+        )
+      })
+
+    // Watches an open session (in its scope) for its death and its end (the session metric).
+    const watch = (s: Session) =>
+      Effect.gen(function*() {
+        const startedAt = tracing?.clock.unsafeCurrentTimeNanos() ?? BigInt(0)
+        let ended = false
+        const end = (cause: ConnectError | undefined) =>
+          Effect.suspend(() => {
+            if (ended || tracing === undefined) return Effect.void
+            ended = true
+            return Tracing.sessionEnded(tracing, s.attributes ?? {}, startedAt, cause)
+          })
+        // Runs before the peer's own finalizers: a peer closed by then died.
+        yield* Effect.addFinalizer(() =>
+          Effect.flatMap(s.peer.isOpen() ? Effect.succeed(undefined) : s.peer.closed, end)
+        )
+        yield* Effect.forkScoped(Effect.flatMap(s.peer.closed, (error) =>
+          Effect.suspend(() => {
+            if (closed || live?.peer !== s.peer) return Effect.void
+            lastCause = error
+            return Effect.zipRight(
+              end(error),
+              reconnect === undefined ? state.set(ConnectionState.Failed({ cause: error })) : supervise(reconnect)
+            )
+          })))
+      })
+
+    const usable = (s: Session | undefined): s is Session => s !== undefined && !stale && s.peer.isOpen()
+    const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
+      usable(live)
+        ? Effect.succeed(live)
+        : lock.withPermits(1)(Effect.suspend(() => usable(live) ? Effect.succeed(live) : open))
     )
 
     return {
       session,
+      discovered,
+      reopenOnNextUse: () => {
+        stale = live !== undefined
+      },
       live: () => live,
       kind: () => kind,
       isHttp: () => kind === "streamable_http" || kind === "http",

@@ -1,0 +1,151 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import { ConnectionError } from "@mcp-effect/client/McpError"
+import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
+import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as FakeServer from "@mcp-effect/testing/FakeServer"
+import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+
+/** A state as a short string: its tag, attempt and the cause's message. */
+const show = (state: ConnectionState): string => {
+  switch (state._tag) {
+    case "Ready":
+      return `Ready(${state.protocolVersion}, ${state.serverInfo.name})`
+    case "Reconnecting":
+      return `Reconnecting(${state.attempt}, ${state.cause?.message ?? "-"})`
+    case "Failed":
+      return `Failed(${state.cause.message})`
+    default:
+      return state._tag
+  }
+}
+
+/**
+ * The fake server's config whose next `refusals.count` openings fail, as a server that is
+ * down would.
+ */
+const flaky = (server: FakeServer.FakeServer, extra: Partial<ServerConfig> = {}) => {
+  const base = server.config({ name: "flaky" })
+  const refusals = { count: 0 }
+  const config: ServerConfig = {
+    ...base,
+    ...extra,
+    transport: (sink, name) =>
+      refusals.count > 0
+        ? Effect.suspend(() => {
+          refusals.count--
+          return Effect.fail(new ConnectionError({ server: name, message: "connection refused" }))
+        })
+        : base.transport(sink, name)
+  }
+  return { config, refusals }
+}
+
+const connect = (config: ServerConfig) =>
+  Effect.gen(function*() {
+    const seen: Array<string> = []
+    const scope = yield* Scope.make()
+    const connection = yield* ServerConnection.make(config, {
+      clientInfo: { name: "test-client", version: "1.0.0" },
+      onNotification: () => {},
+      onStateChange: (_, state) => seen.push(show(state))
+    }).pipe(Scope.extend(scope))
+    return { connection, seen, scope }
+  })
+
+const demo = "Ready(2025-11-25, mcp-effect-demo)"
+
+describe("ConnectionState", () => {
+  it.effect("without reconnect: Failed when the server dies, Reconnecting then Ready on the next request", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const { config } = flaky(server)
+      const { connection, scope, seen } = yield* connect(config)
+      assert.deepStrictEqual(seen, ["Connecting", demo])
+      yield* server.crash
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(seen.slice(2), ["Failed(server crashed)"])
+      assert.strictEqual(connection.currentState()._tag, "Failed")
+      yield* connection.listTools()
+      assert.deepStrictEqual(seen.slice(3), ["Reconnecting(1, server crashed)", demo])
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(seen.slice(5), ["Closed"])
+    }))
+
+  it.effect("supervised: re-opens in the background, each attempt in the state, until Ready", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const { config, refusals } = flaky(server, { reconnect: { initialDelay: "1 second" } })
+      const { scope, seen } = yield* connect(config)
+      refusals.count = 2
+      yield* server.crash
+      for (let i = 0; i < 10 && seen.length < 6; i++) yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(seen, [
+        "Connecting",
+        demo,
+        "Reconnecting(1, server crashed)",
+        "Reconnecting(2, connection refused)",
+        "Reconnecting(3, connection refused)",
+        demo
+      ])
+      assert.strictEqual(yield* server.connections, 2)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(seen.slice(6), ["Closed"])
+    }))
+
+  it.effect("supervised: Failed once the schedule ends", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const { config, refusals } = flaky(server, {
+        reconnect: Schedule.spaced("1 second").pipe(Schedule.upTo("1 second"))
+      })
+      const { scope, seen } = yield* connect(config)
+      refusals.count = 10
+      yield* server.crash
+      for (let i = 0; i < 5 && !seen.some((s) => s.startsWith("Failed")); i++) yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(seen.slice(2), [
+        "Reconnecting(1, server crashed)",
+        "Reconnecting(2, connection refused)",
+        "Failed(connection refused)"
+      ])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("state.changes starts at the current state and ends after Closed", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const { connection, scope } = yield* connect(server.config({ name: "demo" }))
+      const subscribed = yield* Deferred.make<void>()
+      const collected = yield* Effect.fork(
+        Stream.runCollect(Stream.tap(connection.state.changes, () => Deferred.succeed(subscribed, undefined)))
+      )
+      yield* Deferred.await(subscribed)
+      yield* Scope.close(scope, Exit.void)
+      const states = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+      assert.deepStrictEqual(states.map(show), [demo, "Closed"])
+      assert.strictEqual((yield* connection.state.get)._tag, "Closed")
+    }))
+
+  it.scoped("McpClient passes onStateChange to every server, from Connecting on", () =>
+    Effect.gen(function*() {
+      const one = yield* FakeServer.make(Scenarios.demo)
+      const two = yield* FakeServer.make(Scenarios.demo)
+      const seen: Array<string> = []
+      const client = yield* McpClient.make({
+        servers: [one.config({ name: "one" }), two.config({ name: "two" })],
+        onStateChange: (server, state) => seen.push(`${server}: ${state._tag}`)
+      })
+      assert.sameMembers(seen, ["one: Connecting", "one: Ready", "two: Connecting", "two: Ready"])
+      assert.deepStrictEqual(client.servers.map((s) => s.currentState()._tag), ["Ready", "Ready"])
+    }))
+})
