@@ -21,6 +21,90 @@ export interface Root {
 }
 
 /**
+ * The params of an `elicitation/create` request: a form (`requestedSchema`) or, with
+ * `mode: "url"`, a URL to open (2026-07-28 dropped `elicitationId`; the client removes it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ElicitRequestParams =
+  | {
+    readonly mode?: "form" | undefined
+    readonly message: string
+    readonly requestedSchema: {
+      readonly type: "object"
+      readonly properties: Record<string, Record<string, unknown>>
+      readonly required?: ReadonlyArray<string> | undefined
+    }
+    readonly [key: string]: unknown
+  }
+  | {
+    readonly mode: "url"
+    readonly message: string
+    readonly url: string
+    readonly elicitationId?: string | undefined
+    readonly [key: string]: unknown
+  }
+
+/**
+ * What an elicitation is answered with (a handler may also return the content alone for a
+ * form, or `true` to accept a URL; an unknown action is sent as `cancel`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ElicitResult {
+  readonly action: "accept" | "decline" | "cancel"
+  readonly content?: Record<string, string | number | boolean | ReadonlyArray<string>> | undefined
+  readonly _meta?: Record<string, unknown> | undefined
+}
+
+/**
+ * One message of a sampling conversation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SamplingMessage {
+  readonly role: "user" | "assistant"
+  readonly content: Record<string, unknown> | ReadonlyArray<Record<string, unknown>>
+}
+
+/**
+ * The params of a `sampling/createMessage` request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CreateMessageRequestParams {
+  readonly messages: ReadonlyArray<SamplingMessage>
+  readonly maxTokens: number
+  readonly systemPrompt?: string | undefined
+  readonly modelPreferences?: Record<string, unknown> | undefined
+  readonly includeContext?: "none" | "thisServer" | "allServers" | undefined
+  readonly temperature?: number | undefined
+  readonly stopSequences?: ReadonlyArray<string> | undefined
+  readonly metadata?: Record<string, unknown> | undefined
+  readonly tools?: ReadonlyArray<Record<string, unknown>> | undefined
+  readonly toolChoice?: Record<string, unknown> | undefined
+  readonly [key: string]: unknown
+}
+
+/**
+ * What a sampling request is answered with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CreateMessageResult {
+  readonly role: "assistant"
+  readonly content: Record<string, unknown> | ReadonlyArray<Record<string, unknown>>
+  readonly model: string
+  readonly stopReason?: string | undefined
+  readonly [key: string]: unknown
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -204,9 +288,11 @@ export const serve = (
       const problem = samplingProblem(handlers!, params)
       if (problem !== undefined) return Effect.fail(new InvalidInputRequest({ message: problem }))
       const context = params.includeContext
+      // Sampling and roots are deprecated by 2026-07-28, not by the revisions before it;
+      // includeContext since 2025-11-25.
       return Effect.zipRight(
         Effect.zipRight(
-          Deprecations.warnOnce("sampling"),
+          era === "modern" ? Deprecations.warnOnce("sampling") : Effect.void,
           context === "thisServer" || context === "allServers" ? Deprecations.warnOnce("includeContext") : Effect.void
         ),
         handler(params)
@@ -215,7 +301,10 @@ export const serve = (
     case "roots/list": {
       const roots = rootsOf(handlers)
       // Empty roots never warn: nothing was used.
-      return Effect.as(roots.length === 0 ? Effect.void : Deprecations.warnOnce("roots"), { roots })
+      return Effect.as(
+        roots.length === 0 || era === "legacy" ? Effect.void : Deprecations.warnOnce("roots"),
+        { roots }
+      )
     }
     default:
       return undefined

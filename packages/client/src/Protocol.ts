@@ -6,6 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { escapeControl } from "./internal/connection/logMessage.js"
+import * as ResultCache from "./internal/connection/resultCache.js"
 import {
   CapabilityError,
   HeaderMismatchError,
@@ -30,6 +32,11 @@ export interface Negotiated {
   readonly serverInfo: McpSchema.Implementation
   readonly capabilities: McpSchema.ServerCapabilities
   readonly instructions: string | undefined
+  /**
+   * 2026-07-28: how long (ms) the discovery is fresh, its `ttlMs` (absent: 0); once lapsed it
+   * is re-fetched before the next capability check.
+   */
+  readonly ttlMs?: number | undefined
 }
 
 /**
@@ -180,6 +187,24 @@ export const modernHeaders = (method: string, version: string = MODERN_PROTOCOL_
   "mcp-method": method
 })
 
+// What a failed `server/discover` was answered with, for logs and errors (server text escaped).
+const answerOf = (error: RequestError): string => {
+  switch (error._tag) {
+    case "ServerError": {
+      const status = isObject(error.data) && typeof error.data.status === "number" ? error.data.status : undefined
+      return status !== undefined && error.message === `HTTP ${status}`
+        ? `HTTP ${status}`
+        : `error ${error.code} ${escapeControl(JSON.stringify(error.message), 200)}`
+    }
+    case "RequestTimeoutError":
+      return `silence (no answer within ${error.timeoutMs} ms)`
+    case "TransientServerError":
+      return `HTTP ${error.status}`
+    default:
+      return `${error._tag}: ${escapeControl(error.message, 200)}`
+  }
+}
+
 /**
  * Probes with `server/discover` (DIGEST §3): a `DiscoverResult` or a recognised modern error
  * means modern (`-32022` is retried once with a version from `data.supported`); anything else —
@@ -196,9 +221,18 @@ export const detect = (
   options: { readonly mode: ProtocolMode; readonly discoverTimeoutMs: number; readonly timeoutMs: number }
 ): Effect.Effect<Negotiated, ConnectError> => {
   if (options.mode === "legacy") return legacy.open(server, peer, identity, options.timeoutMs)
-  const fallBack = (reason: string): Effect.Effect<Negotiated, ConnectError> =>
+  // `reason` says what the server answered (server text escaped), `supported` what it named.
+  const fallBack = (reason: string, supported: ReadonlyArray<string> = []): Effect.Effect<Negotiated, ConnectError> =>
     options.mode === "modern"
-      ? Effect.fail(new UnsupportedProtocolVersionError({ server, requested: MODERN_PROTOCOL_VERSION, supported: [] }))
+      ? Effect.fail(
+        new UnsupportedProtocolVersionError({
+          server,
+          requested: MODERN_PROTOCOL_VERSION,
+          supported,
+          answered: `server/discover was answered with ${reason}`,
+          offered: [MODERN_PROTOCOL_VERSION]
+        })
+      )
       : Effect.zipRight(
         Effect.logDebug(`${server}: not a 2026-07-28 server (${reason}); using initialize`),
         legacy.open(server, peer, identity, options.timeoutMs)
@@ -210,12 +244,15 @@ export const detect = (
     }).pipe(
       Effect.matchEffect({
         onSuccess: (result): Effect.Effect<Negotiated, ConnectError> => {
-          if (!isDiscoverResult(result)) return fallBack("no DiscoverResult")
+          if (!isDiscoverResult(result)) return fallBack("a result that is not a DiscoverResult")
           if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
             return result.supportedVersions.some((v) =>
                 (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v)
               )
-              ? fallBack("the server offers only legacy revisions")
+              ? fallBack(
+                `supportedVersions ${escapeControl(result.supportedVersions.slice(0, 8).join(", "), 200)}`,
+                result.supportedVersions.slice(0, 32)
+              )
               : Effect.fail(
                 new UnsupportedProtocolVersionError({
                   server,
@@ -232,7 +269,8 @@ export const detect = (
               ? metaInfo
               : result.serverInfo ?? { name: server, version: "unknown" },
             capabilities: result.capabilities,
-            instructions: result.instructions
+            instructions: result.instructions,
+            ttlMs: ResultCache.ttlOf(result)
           })
         },
         onFailure: (error): Effect.Effect<Negotiated, ConnectError> => {
@@ -241,18 +279,21 @@ export const detect = (
             error._tag === "ConnectionError" || error._tag === "AuthError" ||
             error._tag === "InsufficientScopeError" || error._tag === "AuthorizationRequiredError"
           ) return Effect.fail(error)
-          if (error._tag !== "ServerError") return fallBack(error._tag)
+          if (error._tag !== "ServerError") return fallBack(answerOf(error))
           const typed = modernError(error)
           if (typed._tag === "UnsupportedProtocolVersionError") {
             if (typed.supported.includes(MODERN_PROTOCOL_VERSION) && !retried) return probe(true)
             if (
               typed.supported.some((v) => (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v))
             ) {
-              return fallBack("-32022 naming legacy revisions")
+              return fallBack(
+                `error -32022 naming ${escapeControl(typed.supported.slice(0, 8).join(", "), 200)}`,
+                typed.supported
+              )
             }
             return Effect.fail(typed)
           }
-          if (typed._tag === "ServerError") return fallBack(`error ${typed.code}`)
+          if (typed._tag === "ServerError") return fallBack(answerOf(typed))
           return Effect.fail(typed)
         }
       })

@@ -41,6 +41,10 @@ export interface Options {
   readonly maxMessageBytes?: number | undefined
   /** How long to wait for an exit after closing stdin, and again after SIGTERM (default 2 seconds each). */
   readonly shutdownTimeout?: Duration.DurationInput | undefined
+  /** Overrides the client's `protocol` for this server (`auto`, `modern`, `legacy`). */
+  readonly protocol?: ServerConfig["protocol"]
+  /** Overrides the client's bound on the `server/discover` probe for this server. */
+  readonly discoverTimeout?: Duration.DurationInput | undefined
 }
 
 // Control characters would let a server forge log lines; bidi and invisible format marks would
@@ -147,7 +151,14 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     )
 
     const closedError = new ConnectionError({ server, message: "server process stdin is closed" })
-    const write = (message: object) => proc.write(encodeLine(message)) ? undefined : closedError
+    // A closed stdin means the process is gone or going, though its exit may not be seen yet:
+    // closing the transport now lets the next request start a new process instead of failing
+    // here too (a crash under load would otherwise fail every request sent until the exit).
+    const write = (message: object) => {
+      if (proc.write(encodeLine(message))) return undefined
+      sink.onClose(closedError)
+      return closedError
+    }
     const send: Transport["send"] = (message) =>
       Effect.suspend(() => write(message) === undefined ? Effect.void : Effect.fail(closedError))
 
@@ -164,5 +175,7 @@ export const config = (options: Options): ServerConfig<ChildProcessSpawner> => (
   name: options.name ?? defaultName(options.command),
   kind: "stdio",
   transport: transport(options),
-  readTimeout: options.readTimeout
+  readTimeout: options.readTimeout,
+  protocol: options.protocol,
+  discoverTimeout: options.discoverTimeout
 })

@@ -22,7 +22,10 @@ import type { Placed } from "./diagnostics.js"
 import { UsageError } from "./errors.js"
 import type { Mode } from "./output.js"
 
-/** @internal OAuth for the URL targets (`--oauth`, `--oauth-storage`, `--no-browser`). */
+/**
+ * @internal OAuth for the URL targets (`--oauth`, `--oauth-storage`, `--no-browser`).
+ * @inline
+ */
 export interface OAuthOptions {
   readonly storage?: string | undefined
   readonly openBrowser?: boolean | undefined

@@ -9,6 +9,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
+import * as Deprecations from "../../Deprecations.js"
 import type { AuthError } from "../../McpError.js"
 import type * as OAuth from "../../OAuth.js"
 import type { Core, Discovery } from "./oauthCore.js"
@@ -68,6 +69,7 @@ export const make = (core: Core): Clients => {
         )
       }
       warn(`registering dynamically with ${as.issuer} (dynamic client registration is deprecated)`)
+      yield* Deprecations.warnOnce("dynamicClientRegistration")
       const meta = options.clientMetadata ?? {}
       const redirect = new URL(redirectUri)
       const native = redirect.protocol !== "https:" || policy.isLoopbackHost(policy.bareHost(redirect))

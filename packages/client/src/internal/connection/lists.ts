@@ -11,7 +11,6 @@ import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError } from "../../McpError.js"
 import type { RequestOptions, ServerConnection } from "../../ServerConnection.js"
 import type { Core, Params, Session } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 import * as ResultCache from "./resultCache.js"
 
@@ -79,7 +78,8 @@ export const cached = <A>(
   core: Needs,
   key: string,
   fetch: (
-    onAuthorization: (sha256: string | undefined) => void
+    onAuthorization: (sha256: string | undefined) => void,
+    era: "legacy" | "modern"
   ) => Effect.Effect<Fetched<A>, ConnectError | InputRequiredError>
 ): Effect.Effect<A, ConnectError | InputRequiredError> => {
   const { cache, server } = core
@@ -94,7 +94,7 @@ export const cached = <A>(
             return Effect.succeed(hit as A)
           }
           let sent = context.authorization
-          return fetch((sha256) => (sent = sha256)).pipe(
+          return fetch((sha256) => (sent = sha256), s.negotiated.era).pipe(
             Effect.tap(({ hints, value }) =>
               Effect.sync(() =>
                 hints === undefined
@@ -131,7 +131,7 @@ export const listAll = <K extends ListKey, A>(
   requestOptions: RequestOptions | undefined
 ): Effect.Effect<ReadonlyArray<A>, ConnectError> => {
   const { maxPages, server } = core
-  return cached(core, listKeys[key], (onAuthorization) => {
+  return cached(core, listKeys[key], (onAuthorization, era) => {
     const items: Array<A> = []
     const seen = new Set<string>()
     let ttl = Infinity
@@ -154,10 +154,11 @@ export const listAll = <K extends ListKey, A>(
         (raw) =>
           Effect.flatMap(core.complete(method, raw), () =>
             Effect.flatMap(decode(server, method, raw), (page) => {
-              if (isObject(raw) && ("ttlMs" in raw || "cacheScope" in raw)) {
+              const pageHints = ResultCache.hintsOf(era, raw)
+              if (pageHints !== undefined) {
                 hinted = true
-                ttl = Math.min(ttl, ResultCache.ttlOf(raw))
-                if (ResultCache.scopeOf(raw) === "private") scope = "private"
+                ttl = Math.min(ttl, pageHints.ttlMs ?? 0)
+                if (pageHints.scope === "private") scope = "private"
               }
               for (const item of page[key]) items.push(item)
               const next = page.nextCursor
@@ -184,7 +185,7 @@ export const listAll = <K extends ListKey, A>(
       )
     return Effect.map(loop(undefined, 1), (value) => ({
       value,
-      // No hints (a legacy server): kept until list_changed. Otherwise the smallest ttlMs.
+      // No hints (only a legacy server sends none): kept until list_changed. Else the smallest ttlMs.
       hints: hinted ? { ttlMs: ttl === Infinity ? 0 : ttl, scope } : { ttlMs: undefined, scope }
     }))
   }) as Effect.Effect<ReadonlyArray<A>, ConnectError>
@@ -219,7 +220,7 @@ const readResource = (core: Needs): ServerConnection["readResource"] => (uri, re
 /** The lists (but tools, see `tools.ts`), reads and `cacheInfo` of a connection. @internal */
 export const make = (core: Needs): Pick<
   ServerConnection,
-  "listPrompts" | "listResources" | "listResourceTemplates" | "readResource" | "cacheInfo"
+  "listPrompts" | "listResources" | "listResourceTemplates" | "readResource" | "cacheInfo" | "clearCache"
 > => ({
   listPrompts: (requestOptions) => listAll(core, "prompts/list", "prompts", Decode.prompts, requestOptions),
   listResources: (requestOptions) => listAll(core, "resources/list", "resources", Decode.resources, requestOptions),
@@ -229,6 +230,12 @@ export const make = (core: Needs): Pick<
   cacheInfo: (kind, uri) =>
     Effect.map(
       Clock.currentTimeMillis,
-      (now) => core.cache.info(kind === "read" ? readKey(uri ?? "") : listKeys[kind], now)
-    )
+      (now) =>
+        core.cache.info(
+          kind === "read" ? readKey(uri ?? "") : kind === "discover" ? ResultCache.DISCOVER_KEY : listKeys[kind],
+          now
+        )
+    ),
+  // Also drops the discovery: the next capability check re-fetches it.
+  clearCache: Effect.sync(() => core.cache.clear())
 })

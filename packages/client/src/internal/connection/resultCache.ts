@@ -1,5 +1,6 @@
 /**
- * The one cache of a connection's results (DIGEST §7): complete lists and 2026-07-28 reads.
+ * The one cache of a connection's results (DIGEST §7): complete lists, 2026-07-28 reads and the
+ * 2026-07-28 discovery (`docs/caching.md` has the rules in one table).
  * Entries remember how fresh they are, the `_meta` their request carried and, for
  * `cacheScope: "private"`, the SHA-256 of the `Authorization` the request actually sent; a
  * lookup under another context misses.
@@ -90,6 +91,29 @@ export const ttlOf = (result: unknown): number => {
   const ttl = typeof result === "object" && result !== null ? (result as { ttlMs?: unknown }).ttlMs : undefined
   return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? ttl : 0
 }
+
+/** The cache key of the 2026-07-28 discovery (its capabilities are judged fresh by its `ttlMs`). @internal */
+export const DISCOVER_KEY = "server/discover"
+
+/** @internal */
+export interface Hints {
+  readonly ttlMs: number | undefined
+  readonly scope: "public" | "private"
+}
+
+/**
+ * The freshness hints of a result that may carry none. A 2026-07-28 result is read as the spec
+ * says (no `ttlMs`: 0, reused never but kept as the stale fallback; no `cacheScope`: private); a
+ * legacy result without hints is kept until a change notification says otherwise.
+ *
+ * @internal
+ */
+export const hintsOf = (era: "legacy" | "modern", result: unknown): Hints | undefined =>
+  era === "modern"
+    ? { ttlMs: ttlOf(result), scope: scopeOf(result) }
+    : typeof result === "object" && result !== null && ("ttlMs" in result || "cacheScope" in result)
+    ? { ttlMs: ttlOf(result), scope: scopeOf(result) }
+    : undefined
 
 /** `cacheScope` as the spec reads it: anything but "public" is private. @internal */
 export const scopeOf = (result: unknown): "public" | "private" =>

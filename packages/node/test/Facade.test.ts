@@ -1,0 +1,130 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConnectionError } from "@mcp-effect/client/McpError"
+import type * as Connect from "@mcp-effect/node/Connect"
+import { connect, connectFromConfig } from "@mcp-effect/node/Connect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fakeServerBin } from "./paths.js"
+
+const commandLine = `${JSON.stringify(process.execPath)} ${JSON.stringify(fakeServerBin)}`
+
+/** A logger that keeps every line, by level. */
+const recording = () => {
+  const lines: Array<string> = []
+  const logger: Connect.Logger = {
+    debug: (m) => lines.push(`debug ${m}`),
+    info: (m) => lines.push(`info ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: (m) => lines.push(`error ${m}`)
+  }
+  return { lines, logger }
+}
+
+const until = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+describe("the facade: cancellation and disposal", () => {
+  it("aborting a call's signal rejects with its reason and cancels the request on the wire (stdio)", async () => {
+    const { lines, logger } = recording()
+    const client = await connect(`${commandLine} --log-received`, { logLevel: "Debug", logger })
+    try {
+      const controller = new AbortController()
+      const call = client.callTool("slow", { ms: 60_000 }, { signal: controller.signal })
+      await until(() => lines.some((l) => l.includes("tools/call")))
+      const reason = new Error("the user gave up")
+      controller.abort(reason)
+      const error = await call.then(() => undefined, (e: unknown) => e)
+      assert.strictEqual(error, reason)
+      // The server's own log of what it received, forwarded from its stderr to our logger.
+      await until(() => lines.some((l) => l.includes("notifications/cancelled")))
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("an already aborted signal rejects without sending anything", async () => {
+    const client = await connect(commandLine)
+    try {
+      const controller = new AbortController()
+      controller.abort(new Error("too late"))
+      const error = await client.listTools({ signal: controller.signal }).then(() => undefined, (e: unknown) => e)
+      assert.strictEqual((error as Error).message, "too late")
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("await using closes the client at the end of the block", async () => {
+    let kept: Connect.Client | undefined
+    {
+      await using client = await connect(commandLine)
+      kept = client
+      assert.strictEqual((await client.listTools()).length > 0, true)
+    }
+    const error = await kept.callTool("echo", { message: "x" }).then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, ConnectionError)
+  })
+})
+
+describe("the facade: parity with the Effect API", () => {
+  it("setLogLevel, cacheInfo, clearCache and roots", async () => {
+    const client = await connect(commandLine, { name: "demo" })
+    try {
+      await client.setLogLevel("debug")
+      await client.listTools()
+      assert.isTrue((await client.cacheInfo("tools"))?.fresh)
+      await client.clearCache()
+      assert.isUndefined(await client.cacheInfo("tools", { server: "demo" }))
+      assert.deepStrictEqual(client.roots(), [])
+      await client.setRoots([{ uri: "file:///work" }])
+      assert.deepStrictEqual(client.roots(), [{ uri: "file:///work" }])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("a custom logger receives the client's log lines (here: the server's stderr at debug level)", async () => {
+    const { lines, logger } = recording()
+    const client = await connect(commandLine, { logLevel: "Debug", logger })
+    await client.close()
+    assert.isDefined(lines.find((l) => l.startsWith("debug ") && l.includes("fake server ready")))
+  })
+
+  it("connectFromConfig reads an mcpServers file through the McpConfig loader", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-facade-"))
+    const file = path.join(dir, "mcp.json")
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [fakeServerBin] } } })
+    )
+    const client = await connectFromConfig(file)
+    try {
+      assert.deepStrictEqual(client.servers.map((s) => s.name), ["demo"])
+      const sum = await client.callTool("add", { a: 2, b: 3 })
+      assert.deepStrictEqual(sum.structuredContent, { sum: 5 })
+    } finally {
+      await client.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("typed handlers: the elicitation handler gets ElicitRequestParams", async () => {
+    // A type-level check (tsconfig.test.json): params.message is a string, the answer an ElicitResult.
+    const options: Connect.ConnectOptions = {
+      elicitationHandler: (params) => ({ action: params.message.length > 0 ? "accept" : "decline", content: {} }),
+      samplingHandler: (params) => ({
+        role: "assistant",
+        content: { type: "text", text: `${params.messages.length} messages` },
+        model: "none"
+      })
+    }
+    const client = await connect(commandLine, options)
+    try {
+      assert.isDefined(client.servers[0]!.capabilities)
+    } finally {
+      await client.close()
+    }
+  })
+})
