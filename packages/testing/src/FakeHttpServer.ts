@@ -8,9 +8,22 @@
  *
  * @example
  * ```ts
- * const server = yield* FakeHttpServer.make({ definition: Scenarios.demo, responseMode: "json" })
- * const response = yield* Effect.promise(() => fetch(server.mcpUrl, { method: "POST", ... }))
- * const recorded = yield* server.requests
+ * import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
+ * import * as Scenarios from "@mcp-effect/testing/Scenarios"
+ * import * as Effect from "effect/Effect"
+ *
+ * const test = Effect.gen(function*() {
+ *   const server = yield* FakeHttpServer.make({ definition: Scenarios.demo, responseMode: "json" })
+ *   const response = yield* Effect.promise(() =>
+ *     fetch(server.mcpUrl, {
+ *       method: "POST",
+ *       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+ *       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
+ *     })
+ *   )
+ *   const recorded = yield* server.requests
+ *   return { status: response.status, recorded }
+ * }).pipe(Effect.scoped)
  * ```
  *
  * @since 0.1.0
@@ -113,6 +126,16 @@ export interface Faults {
     | FaultScope & { readonly to?: string | undefined; readonly status?: number | undefined }
     | undefined
   /**
+   * Answers matching requests (POST `/mcp` or `/rpc`) with `200 application/json` that holds no
+   * response to them: `"empty"` (default) an empty body, `"otherId"` a result for another id,
+   * `{ id }` a result for that id, `"notifications"` a batch of two `notifications/message`. The
+   * fake server is not told.
+   */
+  readonly unansweredJson?:
+    | boolean
+    | FaultScope & { readonly reply?: "empty" | "otherId" | "notifications" | { readonly id: unknown } | undefined }
+    | undefined
+  /**
    * Holds matching POSTs to `/mcp` without answering (not even a status line) until
    * {@link FakeHttpServer.releaseStalled}; then they are served as usual, unless their client
    * went away meanwhile (then the fake server never sees them). They are recorded on arrival.
@@ -139,7 +162,13 @@ export interface Options extends Faults {
    */
   readonly sessions?: boolean | undefined
   /** What GET `/mcp` does: open the server→client SSE stream (`"sse"`, default) or answer this status. */
-  readonly getStream?: "sse" | 405 | 404 | 406 | undefined
+  readonly getStream?: "sse" | 405 | 404 | 406 | 400 | undefined
+  /**
+   * What a request carrying an unknown, expired or deleted session id gets: `404` (default, as
+   * the spec requires) or, as servers built from the SDK 1.x examples answer, `400` with
+   * `-32000 "Bad Request: No valid session ID provided"`.
+   */
+  readonly unknownSessionStatus?: 404 | 400 | undefined
   /**
    * gzip response bodies (JSON bodies, and SSE streams flushed per event) when the request's
    * `Accept-Encoding` lists gzip. Default `false`.
@@ -222,6 +251,8 @@ export interface FakeHttpServer {
    * told: to it the request is still open.
    */
   readonly cutPostStreams: (method: string) => Effect.Effect<void>
+  /** The requests whose client closed the connection before their answer was complete, oldest first. */
+  readonly abandoned: Effect.Effect<ReadonlyArray<RecordedRequest>>
   /** Serves the POSTs held by the `stall` fault. */
   readonly releaseStalled: Effect.Effect<void>
   /** Replaces the faults named in `faults` (an `undefined` value turns one off) and resets their counters. */

@@ -321,6 +321,23 @@ const fire = <A>(armed: Armed<A> | undefined, method: string | undefined): A | u
 type Status4xx = Exclude<Api.Faults["status4xx"], boolean | undefined>
 type Sized = Api.FaultScope & { readonly bytes?: number | undefined }
 type Redirect = Exclude<Api.Faults["redirect"], boolean | undefined>
+type Unanswered = Exclude<Api.Faults["unansweredJson"], boolean | undefined>
+
+const unansweredBody = (reply: Unanswered["reply"], id: JsonRpcId): string => {
+  if (typeof reply === "object") return JSON.stringify({ jsonrpc: "2.0", id: reply.id, result: {} })
+  switch (reply ?? "empty") {
+    case "otherId":
+      return JSON.stringify({ jsonrpc: "2.0", id: typeof id === "number" ? id + 1000 : `${id}-other`, result: {} })
+    case "notifications":
+      return JSON.stringify([1, 2].map((n) => ({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level: "info", data: `not the response (${n})` }
+      })))
+    default:
+      return ""
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -358,6 +375,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     const gzipFor = (req: Http.IncomingMessage) => options.gzip === true && acceptsGzip(req)
 
     const recorded: Array<Api.RecordedRequest> = []
+    const abandoned: Array<Api.RecordedRequest> = []
     const sessions = new Map<string, Session>()
     let globalSession: Session | undefined
     // 2026-07-28 requests carry no session: they share one stateless connection to the fake.
@@ -376,6 +394,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     let unterminated: Armed<Sized> | undefined
     let redirect: Armed<Redirect> | undefined
     let stall: Armed<Api.FaultScope> | undefined
+    let unanswered: Armed<Unanswered> | undefined
     // Stalled POSTs, handled when released (unless their client went away).
     const stalled: Array<() => void> = []
     let retryZero = false
@@ -391,6 +410,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       if ("unterminatedEvent" in faults) unterminated = arm(faults.unterminatedEvent, {})
       if ("redirect" in faults) redirect = arm(faults.redirect, {})
       if ("stall" in faults) stall = arm(faults.stall, {})
+      if ("unansweredJson" in faults) unanswered = arm(faults.unansweredJson, {})
       if ("retryZero" in faults) retryZero = faults.retryZero === true
       if ("longEventId" in faults) {
         const value = faults.longEventId
@@ -580,7 +600,11 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         return undefined
       }
       const session = sessions.get(id)
-      if (session === undefined) jsonError(res, 404, -32001, "Session not found")
+      if (session === undefined && options.unknownSessionStatus === 400) {
+        jsonError(res, 400, -32000, "Bad Request: No valid session ID provided")
+      } else if (session === undefined) {
+        jsonError(res, 404, -32001, "Session not found")
+      }
       return session
     }
 
@@ -617,6 +641,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         return true
       }
       if (id === undefined || method === undefined) return false
+      const unansweredReply = fire(unanswered, method)
+      if (unansweredReply !== undefined) {
+        const body = unansweredBody(unansweredReply.reply, id)
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        res.end(body)
+        return true
+      }
       const bombed = fire(bomb, method)
       if (bombed !== undefined) {
         sendBomb(res, id, sseAllowed && responseMode === "sse", bombed.bytes ?? GiB)
@@ -890,13 +921,17 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         } catch {
           body = undefined
         }
-        recorded.push({
+        const entry: Api.RecordedRequest = {
           origin,
           method: req.method ?? "GET",
           path: req.url ?? "/",
           headers: headersOf(req),
           body,
           text
+        }
+        recorded.push(entry)
+        res.once("close", () => {
+          if (!res.writableFinished) abandoned.push(entry)
         })
         if (size > MAX_BODY) return plain(res, 413, "Payload Too Large")
         handle(origin === "main", req, res, text)
@@ -925,6 +960,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       foreignUrl,
       fake,
       requests: Effect.sync(() => [...recorded]),
+      abandoned: Effect.sync(() => [...abandoned]),
       expireSessions: Effect.sync(() => {
         for (const session of [...sessions.values(), ...(globalSession !== undefined ? [globalSession] : [])]) {
           endSession(session, false)
