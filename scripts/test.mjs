@@ -38,6 +38,7 @@ const unitStep = (version) => {
 export const steps = [
   { name: "typecheck", command: ["npm", "run", "typecheck", "--silent"] },
   { name: "lint", command: ["npm", "run", "lint", "--silent"] },
+  { name: "docs", command: ["npm", "run", "docs:check", "--silent"] },
   {
     name: "conformance-2025-11-25",
     command: ["node", "packages/conformance/dist/run.js", "--requirements", "2025-11-25"]
@@ -46,6 +47,7 @@ export const steps = [
     name: "conformance-2026-07-28",
     command: ["node", "packages/conformance/dist/run.js", "--requirements", "2026-07-28"]
   },
+  { name: "soak-smoke", command: ["node", "--expose-gc", "packages/soak/dist/main.js", "--smoke"] },
   { name: "consumer", command: ["node", "scripts/consumer-test.mjs"] },
   unitStep(undefined),
   ...extraVersions.map(unitStep)

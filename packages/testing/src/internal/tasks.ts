@@ -4,7 +4,10 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 
-/** @internal */
+/**
+ * @internal
+ * @inline
+ */
 export interface TaskOptions {
   /** `pollIntervalMs` the server asks for (default 100). */
   readonly pollIntervalMs?: number | undefined
