@@ -593,9 +593,9 @@ export const groups: {
   validation: ["ValidationError", "InvalidResponseError"]
 }
 
-const tagged = (tags: ReadonlyArray<string>) => {
+const tagged = <E>(tags: ReadonlyArray<string>): (u: unknown) => u is E => {
   const set = new Set(tags)
-  return (u: unknown): boolean => Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && set.has(u._tag)
+  return (u: unknown): u is E => Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && set.has(u._tag)
 }
 
 /**
@@ -606,9 +606,7 @@ const tagged = (tags: ReadonlyArray<string>) => {
  * @since 0.1.0
  * @category guards
  */
-export const isTransient: (u: unknown) => u is TransientError = tagged(groups.transient) as (
-  u: unknown
-) => u is TransientError
+export const isTransient: (u: unknown) => u is TransientError = tagged(groups.transient)
 
 /**
  * True for an error the server answered with (`ServerRejectedError`).
@@ -616,9 +614,7 @@ export const isTransient: (u: unknown) => u is TransientError = tagged(groups.tr
  * @since 0.1.0
  * @category guards
  */
-export const isServerRejected: (u: unknown) => u is ServerRejectedError = tagged(groups.serverRejected) as (
-  u: unknown
-) => u is ServerRejectedError
+export const isServerRejected: (u: unknown) => u is ServerRejectedError = tagged(groups.serverRejected)
 
 /**
  * True for a failure of the connection, the session or the wire (`ConnectionProblem`).
@@ -626,9 +622,7 @@ export const isServerRejected: (u: unknown) => u is ServerRejectedError = tagged
  * @since 0.1.0
  * @category guards
  */
-export const isConnectionProblem: (u: unknown) => u is ConnectionProblem = tagged(groups.connection) as (
-  u: unknown
-) => u is ConnectionProblem
+export const isConnectionProblem: (u: unknown) => u is ConnectionProblem = tagged(groups.connection)
 
 /**
  * True for an authorization failure (`AuthProblem`).
@@ -636,9 +630,7 @@ export const isConnectionProblem: (u: unknown) => u is ConnectionProblem = tagge
  * @since 0.1.0
  * @category guards
  */
-export const isAuthProblem: (u: unknown) => u is AuthProblem = tagged(groups.auth) as (
-  u: unknown
-) => u is AuthProblem
+export const isAuthProblem: (u: unknown) => u is AuthProblem = tagged(groups.auth)
 
 /**
  * True for a value that broke its schema (`ValidationProblem`).
@@ -646,9 +638,7 @@ export const isAuthProblem: (u: unknown) => u is AuthProblem = tagged(groups.aut
  * @since 0.1.0
  * @category guards
  */
-export const isValidationProblem: (u: unknown) => u is ValidationProblem = tagged(groups.validation) as (
-  u: unknown
-) => u is ValidationProblem
+export const isValidationProblem: (u: unknown) => u is ValidationProblem = tagged(groups.validation)
 
 /**
  * Recovers from the errors of a group and leaves the others in the error channel, e.g.

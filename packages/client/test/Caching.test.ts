@@ -8,19 +8,7 @@ import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-
-const options = (extra: Partial<ServerConnection.Options> = {}): ServerConnection.Options => ({
-  clientInfo: { name: "test-client", version: "1.0.0" },
-  onNotification: () => {},
-  ...extra
-})
-
-const connect = (definition: FakeServer.Definition, extra: Partial<ServerConnection.Options> = {}) =>
-  Effect.gen(function*() {
-    const server = yield* FakeServer.make(definition)
-    const connection = yield* ServerConnection.make(server.config({ name: "fake" }), options(extra))
-    return { server, connection }
-  })
+import { connect, options } from "./utils/connection.js"
 
 /** The fake's results with their freshness hints removed, as a server that sends none. */
 const withoutHints = (server: FakeServer.FakeServer) =>

@@ -1,31 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as InMemory from "@mcp-effect/client/InMemory"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import { ConfigError, ConnectionError, MissingRequiredClientCapabilityError } from "@mcp-effect/client/McpError"
+import { ConfigError, MissingRequiredClientCapabilityError } from "@mcp-effect/client/McpError"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import * as Target from "@mcp-effect/client/Target"
-import type { TransportSink } from "@mcp-effect/client/Transport"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
-
-/** The fake behind a wire the test can also write to, as the server (server-initiated requests). */
-const tapped = (server: FakeServer.FakeServer) => {
-  const sinks: Array<TransportSink> = []
-  const config = InMemory.config({
-    name: "fake",
-    server: (client) => {
-      sinks.push(client)
-      return server.serve({
-        send: (message) => client.onMessage(message),
-        sendRaw: (text) => client.onMessage(text),
-        close: (reason) => client.onClose(new ConnectionError({ server: "fake", message: reason }))
-      })
-    }
-  })
-  return { config, inject: (message: object) => sinks.at(-1)!.onMessage(message) }
-}
+import { tapped } from "./utils/connection.js"
 
 const urlElicitation = {
   mode: "url",

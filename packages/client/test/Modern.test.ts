@@ -6,21 +6,9 @@ import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
+import { connect, options } from "./utils/connection.js"
 
 const META = "io.modelcontextprotocol/protocolVersion"
-
-const options = (extra: Partial<ServerConnection.Options> = {}): ServerConnection.Options => ({
-  clientInfo: { name: "test-client", version: "1.0.0" },
-  onNotification: () => {},
-  ...extra
-})
-
-const connect = (definition: FakeServer.Definition, extra: Partial<ServerConnection.Options> = {}) =>
-  Effect.gen(function*() {
-    const server = yield* FakeServer.make(definition)
-    const connection = yield* ServerConnection.make(server.config({ name: "fake" }), options(extra))
-    return { server, connection }
-  })
 
 const elicit = (answer: unknown): ServerConnection.Options["handlers"] => ({
   elicitation: () => Effect.succeed(answer)

@@ -1,23 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ServerError, ServerNotFoundError } from "@mcp-effect/client/McpError"
-import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
-
-const options = (extra: Partial<ServerConnection.Options> = {}): ServerConnection.Options => ({
-  clientInfo: { name: "test-client", version: "1.0.0" },
-  onNotification: () => {},
-  ...extra
-})
-
-const connect = (definition: FakeServer.Definition, extra?: Partial<ServerConnection.Options>) =>
-  Effect.gen(function*() {
-    const server = yield* FakeServer.make(definition)
-    const connection = yield* ServerConnection.make(server.config({ name: "fake" }), options(extra))
-    return { server, connection }
-  })
+import { connect } from "./utils/connection.js"
 
 const names = (items: ReadonlyArray<{ readonly name: string }>) => items.map((item) => item.name)
 const cursors = (server: FakeServer.FakeServer) =>

@@ -14,12 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-
-const options = (extra: Partial<ServerConnection.Options> = {}): ServerConnection.Options => ({
-  clientInfo: { name: "test-client", version: "1.0.0" },
-  onNotification: () => {},
-  ...extra
-})
+import { options } from "./utils/connection.js"
 
 /** A vendor extension method: echoes its params, reports progress first when asked. */
 const vendor: FakeServer.MethodHandler = (params, context) =>

@@ -1,11 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as InMemory from "@mcp-effect/client/InMemory"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import { ConnectionError } from "@mcp-effect/client/McpError"
-import type { TransportSink } from "@mcp-effect/client/Transport"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
+import { tapped } from "./utils/connection.js"
 
 const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 
@@ -16,23 +14,6 @@ const where = FakeServer.tool("where", (_, context) =>
       ? { resultType: "input_required" as const, inputRequests: { r: { method: "roots/list" } } }
       : JSON.stringify(context.inputResponses.r)
   ))
-
-/** The fake behind a wire the test can also write to, as the server (server-initiated requests). */
-const tapped = (server: FakeServer.FakeServer) => {
-  const sinks: Array<TransportSink> = []
-  const config = InMemory.config({
-    name: "fake",
-    server: (client) => {
-      sinks.push(client)
-      return server.serve({
-        send: (message) => client.onMessage(message),
-        sendRaw: (text) => client.onMessage(text),
-        close: (reason) => client.onClose(new ConnectionError({ server: "fake", message: reason }))
-      })
-    }
-  })
-  return { config, inject: (message: object) => sinks.at(-1)!.onMessage(message) }
-}
 
 const work = [{ uri: "file:///work", name: "work" }]
 
