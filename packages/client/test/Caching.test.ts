@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as InMemory from "@mcp-effect/client/InMemory"
+import * as Limits from "@mcp-effect/client/internal/limits"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { CapabilityError, ConnectionError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
@@ -116,11 +117,12 @@ describe("caching of 2026-07-28 results", () => {
         }]
       })
       assert.isUndefined(connection.negotiated()?.capabilities.logging)
+      yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
       yield* connection.setLogLevel("info")
       assert.isDefined(connection.negotiated()?.capabilities.logging)
     }))
 
-  it.scopedLive("a re-discovery that no longer offers 2026-07-28 detects the era afresh", () =>
+  it.scoped("a re-discovery that no longer offers 2026-07-28 detects the era afresh", () =>
     Effect.gen(function*() {
       // The first discovery is answered as usual; the next ones offer only a legacy revision.
       const legacyOnly = { supportedVersions: ["2025-11-25"], capabilities: { tools: {}, logging: {} } }
@@ -134,6 +136,7 @@ describe("caching of 2026-07-28 results", () => {
         ]
       })
       assert.strictEqual(connection.negotiated()?.era, "modern")
+      yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
       yield* connection.setLogLevel("info")
       assert.strictEqual(connection.negotiated()?.era, "legacy")
       assert.strictEqual((yield* server.requests("initialize")).length, 1)
@@ -153,8 +156,31 @@ describe("caching of 2026-07-28 results", () => {
           times: 2
         }]
       })
+      yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
       const error = yield* Effect.flip(connection.setLogLevel("info"))
       assert.instanceOf(error, CapabilityError)
+    }))
+
+  it.scoped("a discovery with ttlMs 0 is fetched again at most once a minute, not before every request", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* connect({
+        ...Scenarios.demo,
+        era: "modern",
+        logging: true,
+        faults: [{
+          method: "server/discover",
+          action: "result",
+          result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {}, logging: {} }, ttlMs: 0 }
+        }]
+      })
+      const discovers = Effect.map(server.requests("server/discover"), (r) => r.length)
+      yield* connection.setLogLevel("info")
+      yield* connection.setLogLevel("debug")
+      assert.strictEqual(yield* discovers, 1)
+      yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
+      yield* connection.setLogLevel("info")
+      yield* connection.setLogLevel("debug")
+      assert.strictEqual(yield* discovers, 2)
     }))
 })
 

@@ -58,7 +58,9 @@ const connectOptions = (): ConnectOptions => {
     // Every referee mock speaks Streamable HTTP, several of them at a URL without `/mcp`
     // (`http://localhost:PORT`), which the detection table would send to auto-detection.
     transport: "streamable_http",
-    readTimeout: "10 seconds",
+    // The referee serves every scenario from one process while all the drivers start at once:
+    // on a loaded 2-core machine an answer can take well over 10 s to come back.
+    readTimeout: "30 seconds",
     // The referee starts every scenario at once: on a loaded 2-core machine the era probe
     // needs room (a legacy server answers it at once anyway).
     discoverTimeout: "20 seconds",
@@ -152,7 +154,7 @@ const sseRetry: Scenario = (run) =>
       name: "test_reconnection",
       arguments: {},
       text: "Reconnection test completed successfully",
-      timeoutMs: 15_000
+      timeoutMs: 30_000
     })
   })
 

@@ -66,6 +66,8 @@ export const MAX_CACHE_ENTRIES = 512
 export const MAX_LOG_MESSAGE = 8_192
 /** A listen stream dropped sooner than this after its acknowledgement is a crash loop (`connection/subscriptions.ts`). */
 export const RESTART_MIN_INTERVAL_MS = 1_000
+/** A lapsed `server/discover` is fetched again at most this often (`connection/session.ts`). */
+export const MIN_REDISCOVERY_INTERVAL_MS = 60_000
 
 // --- Tasks -----------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import * as Protocol from "../../Protocol.js"
 import * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Transport } from "../../Transport.js"
+import * as Limits from "../limits.js"
 import type { Session, Sessions, Shared } from "./core.js"
 import * as ResultCache from "./resultCache.js"
 import type { Router } from "./router.js"
@@ -167,17 +168,21 @@ export const make = <R>(
     })
 
     // The discovery is a cached result like any other (DIGEST §7): fresh for its ttlMs, then
-    // re-fetched before the next capability check; a server that stopped offering 2026-07-28 is
+    // re-fetched before the next capability check — at most once a minute, since a TTL is not a
+    // polling interval and a `ttlMs: 0` would otherwise double every request; a server that stopped offering 2026-07-28 is
     // detected afresh, new capabilities replace the old ones.
+    let discoveredAt = 0
     const remember = (negotiated: Protocol.Negotiated) =>
-      Effect.map(Clock.currentTimeMillis, (now) =>
-        cache.set(
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        discoveredAt = now
+        return cache.set(
           ResultCache.DISCOVER_KEY,
           negotiated,
           { ttlMs: negotiated.ttlMs ?? 0, scope: "public" },
           DISCOVERY_CONTEXT,
           now
-        ))
+        )
+      })
     const rediscover = (s: Session): Effect.Effect<Session, ConnectError> =>
       Protocol.detect(server, s.peer, identity, { mode: "modern", discoverTimeoutMs, timeoutMs: defaultTimeoutMs })
         .pipe(
@@ -196,7 +201,8 @@ export const make = <R>(
         s.negotiated.era === "legacy" ?
           Effect.succeed(s) :
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            cache.fresh(ResultCache.DISCOVER_KEY, DISCOVERY_CONTEXT, now) !== undefined
+            cache.fresh(ResultCache.DISCOVER_KEY, DISCOVERY_CONTEXT, now) !== undefined ||
+              now - discoveredAt < Limits.MIN_REDISCOVERY_INTERVAL_MS
               ? Effect.succeed(s)
               : rediscover(s))
     )
