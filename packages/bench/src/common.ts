@@ -17,7 +17,16 @@ import type { WorkerResult } from "./workers.js"
  *
  * @since 0.1.0
  */
-export const clientNames = ["ours", "ours-promise", "v1", "v2-legacy", "v2-auto", "raw", "raw-2026"] as const
+export const clientNames = [
+  "ours",
+  "ours-promise",
+  "ours-runtime",
+  "v1",
+  "v2-legacy",
+  "v2-auto",
+  "raw",
+  "raw-2026"
+] as const
 
 /** @since 0.1.0 */
 export type ClientName = typeof clientNames[number]
@@ -26,6 +35,7 @@ export type ClientName = typeof clientNames[number]
 export const labels: Record<ClientName, string> = {
   ours: "ours (Effect loop)",
   "ours-promise": "ours (Promise facade)",
+  "ours-runtime": "ours (runPromise/call)",
   v1: "v1 sdk 1.32.2",
   "v2-legacy": "v2 2.4.0 legacy",
   "v2-auto": "v2 2.4.0 auto",
@@ -61,6 +71,9 @@ export const cliBin = fileURLToPath(new URL("../../cli/bundle/mcp-effect.js", im
 
 /** The dual-era peer built on the official SDK v2 server (`stdio` or `http <port>`). @since 0.1.0 */
 export const dualEraServer = fileURLToPath(new URL("../../node/test/peers/dual-era-server.mjs", import.meta.url))
+
+/** The large-result HTTP server of the bench (`json` or `sse` replies; legacy era). @since 0.2.0 @category paths */
+export const blobServer = fileURLToPath(new URL("./blob-server.js", import.meta.url))
 
 const readyHook = new URL("./ready-hook.js", import.meta.url).href
 
@@ -236,13 +249,15 @@ export const makePeakRss = (): PeakRss => {
 }
 
 /**
- * Starts the dual-era peer on HTTP (port 0) and resolves with its `/mcp` URL once it prints
+ * Starts the dual-era peer on HTTP (port 0; or the server `args` name) and resolves with its `/mcp` URL once it prints
  * `listening <port>`. Its stderr (a line per request) is discarded.
  *
  * @since 0.1.0
  */
-export const startHttpServer = async (): Promise<{ readonly url: string; readonly stop: () => Promise<void> }> => {
-  const child: ChildProcess = spawn(process.execPath, [dualEraServer, "http", "0"], {
+export const startHttpServer = async (
+  args: ReadonlyArray<string> = [dualEraServer, "http", "0"]
+): Promise<{ readonly url: string; readonly stop: () => Promise<void> }> => {
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: serverEnv,
     stdio: ["ignore", "pipe", "ignore"]
   })

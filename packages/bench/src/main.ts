@@ -4,11 +4,18 @@
  * v1; `@modelcontextprotocol/client` 2.4.0 = v2, with `versionNegotiation` legacy and auto) and
  * hand-written JSON-RPC loops (the floor, one per protocol era), side by side in one run:
  *
- * - stdio sequential `tools/call echo`: calls/s and client CPU per 1000 calls;
+ * - stdio sequential `tools/call echo`, legacy era (fake server) and 2026-07-28 (dual-era SDK v2
+ *   server): calls/s, client CPU per 1000 calls, RSS after connect and after the run; ours three
+ *   ways: one Effect loop, the Promise facade, and the Effect API with one `runPromise` per call
+ *   on a `ManagedRuntime` (`ours-runtime`);
  * - HTTP `tools/call echo` with 32 requests in flight against the dual-era SDK v2 server on
  *   loopback: calls/s, client CPU per call, and warm connect time;
- * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS;
+ * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS; the same over Streamable
+ *   HTTP (`blob-server.ts`, JSON and SSE replies) with client CPU;
  * - stdio connect → first `tools/list`;
+ * - P7, memory per idle connection: 200 Streamable HTTP connections to one local server, and 50
+ *   stdio children (200 node children is too heavy for this bench on 2 cores), RSS and heap per
+ *   connection;
  * - first contact (`first-contact.ts`), every figure from a fresh process, against the fake
  *   server: import CPU and wall of the package a user imports; a one-shot process (import,
  *   connect, one `echo`, close, exit by itself) timed from spawn to exit, with its own CPU; RSS
@@ -26,15 +33,15 @@
  *     others), BENCH_CALLS / BENCH_WARMUP (stdio echo, default 5000 / 1000), BENCH_HTTP_CALLS
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
- *     with: stdio-echo, http, stdio-8mib, stdio-32mib, stdio-connect, first-contact, validation),
- *     BENCH_STDIO_SERVER=dual (stdio echo against the SDK v2 server instead of the fake one),
+ *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
+ *     stdio-connect, idle (idle-http, idle-stdio), first-contact, validation),
  *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
  *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
  *     contact: 100 calls), 1 round.
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
  *     one fresh process of the first-contact benchmark; prints one JSON line.
- *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect
- *       --client ours|ours-promise|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
+ *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle
+ *       --client ours|ours-promise|ours-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left
  *     out); `node packages/bench/dist/profile.js FILE.cpuprofile [TOP] [--callers NAME]`

@@ -95,12 +95,19 @@ const positiveInt = (name: string, fallback: number): number => {
   return n
 }
 
-const allPeers: ReadonlyArray<ClientName> = ["ours", "ours-promise", "v1", "v2-legacy", "v2-auto", "raw"]
+const allPeers: ReadonlyArray<ClientName> = [
+  "ours",
+  "ours-promise",
+  "ours-runtime",
+  "v1",
+  "v2-legacy",
+  "v2-auto",
+  "raw"
+]
 const withRaw2026: ReadonlyArray<ClientName> = [...allPeers, "raw-2026"]
 
 const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
   const rounds = (fallback: number) => positiveInt("BENCH_ROUNDS", quick ? 1 : fallback)
-  const stdioServer = process.env.BENCH_STDIO_SERVER === "dual" ? "dual" : "fake"
   const large = (mib: number, reps: number): Spec => ({
     id: `stdio-${mib}mib`,
     title: `stdio ${mib} MiB blob result (fake server): wall time and peak client RSS`,
@@ -126,34 +133,92 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       "is already ~40 MiB; peak/payload shown too)"
     ]
   })
-  return [
-    {
-      id: "stdio-echo",
-      title: `stdio sequential tools/call echo (${stdioServer === "dual" ? "dual-era SDK v2" : "fake"} server)`,
-      worker: "stdio-echo",
-      params: {
-        calls: positiveInt("BENCH_CALLS", quick ? 200 : 5000),
-        warmup: positiveInt("BENCH_WARMUP", quick ? 50 : 1000),
-        server: stdioServer
-      },
-      clients: stdioServer === "dual" ? withRaw2026 : allPeers,
-      rounds: rounds(3),
-      columns: [
-        { header: "calls/s", key: "callsPerSec", digits: 0 },
-        { header: "CPU ms/1000", key: "cpuMsPer1000", digits: 1 },
-        { header: "of it sys", key: "sysMsPer1000", digits: 1 },
-        { header: "server CPU/1000", key: "serverCpuMsPer1000", digits: 0 },
-        { header: "connect ms", key: "connectMs", digits: 0 }
-      ],
-      ratios: [
-        { label: "stdio echo calls/s", key: "callsPerSec", better: "higher" },
-        { label: "stdio echo CPU/1000 calls", key: "cpuMsPer1000", better: "lower", rawTarget: 1.25 }
-      ],
-      notes: [
-        "CPU = the client worker process (user + sys) over the measured calls; server CPU = the server child's",
-        "(/proc, 10 ms ticks); connect = spawn → connected (ours and v2-auto probe server/discover first)"
-      ]
+  const httpLarge = (mib: number, reply: "json" | "sse"): Spec => ({
+    id: `large-http-${mib}mib-${reply}`,
+    title: `Streamable HTTP ${mib} MiB blob result, ${
+      reply === "json" ? "JSON" : "SSE"
+    } reply (bench blob server, 2025-11-25)`,
+    worker: "stdio-large",
+    params: { bytes: mib * MiB, reps: quick ? 1 : 3, transport: "http", reply },
+    clients: allPeers,
+    rounds: rounds(2),
+    columns: [
+      { header: "wall ms", key: "wallMs", digits: 0 },
+      { header: "client CPU ms", key: "cpuMs", digits: 0 },
+      { header: "1st call ms", key: "firstWallMs", digits: 0 },
+      { header: "peak RSS MiB", key: "peakRss", digits: 0, scale: 1 / MiB },
+      { header: "Δ/payload", key: "deltaPerPayload", digits: 2 }
+    ],
+    ratios: [
+      { label: `HTTP ${mib} MiB ${reply} wall`, key: "wallMs", better: "lower" },
+      { label: "  client CPU", key: "cpuMs", better: "lower" }
+    ],
+    notes: [
+      "wall and client CPU = medians of the calls (the first one gives the peak RSS); the server builds each",
+      "payload once and writes it in one piece, so the figures are the client's"
+    ]
+  })
+  const stdioEcho = (server: "fake" | "dual"): Spec => ({
+    id: server === "fake" ? "stdio-echo" : "stdio-echo-2026",
+    title: server === "fake"
+      ? "stdio sequential tools/call echo, legacy era (fake server, 2025-11-25)"
+      : "stdio sequential tools/call echo, dual-era SDK v2 server (ours, v2-auto: 2026-07-28)",
+    worker: "stdio-echo",
+    params: {
+      calls: positiveInt("BENCH_CALLS", quick ? 200 : 5000),
+      warmup: positiveInt("BENCH_WARMUP", quick ? 50 : 1000),
+      server
     },
+    clients: server === "dual" ? withRaw2026 : allPeers,
+    rounds: rounds(3),
+    columns: [
+      { header: "calls/s", key: "callsPerSec", digits: 0 },
+      { header: "CPU ms/1000", key: "cpuMsPer1000", digits: 1 },
+      { header: "of it sys", key: "sysMsPer1000", digits: 1 },
+      { header: "server CPU/1000", key: "serverCpuMsPer1000", digits: 0 },
+      { header: "connect ms", key: "connectMs", digits: 0 },
+      { header: "RSS conn MiB", key: "rssAfterConnect", digits: 0, scale: 1 / MiB },
+      { header: "RSS end MiB", key: "rssAfterRun", digits: 0, scale: 1 / MiB }
+    ],
+    ratios: [
+      { label: `stdio echo ${server === "fake" ? "legacy" : "2026"} calls/s`, key: "callsPerSec", better: "higher" },
+      { label: "  CPU/1000 calls", key: "cpuMsPer1000", better: "lower", rawTarget: 1.25 },
+      { label: "  RSS after connect", key: "rssAfterConnect", better: "lower" },
+      { label: "  RSS after the run", key: "rssAfterRun", better: "lower" }
+    ],
+    notes: [
+      "CPU = the client worker process (user + sys) over the measured calls; server CPU = the server child's",
+      "(/proc, 10 ms ticks); connect = spawn → connected (ours and v2-auto probe server/discover first);",
+      "RSS conn = just after connect; RSS end = after warm-up + measured calls (no forced GC)"
+    ]
+  })
+  const idleSpec = (transport: "http" | "stdio", connections: number): Spec => ({
+    id: `idle-${transport}`,
+    title: `P7 memory per idle connection: ${connections} ${
+      transport === "http" ? "Streamable HTTP connections to one local server" : "stdio children (fake server)"
+    }`,
+    worker: "idle",
+    params: { connections: quick ? Math.min(connections, 10) : connections, transport },
+    clients: ["ours", "ours-promise", "v1", "v2-legacy", "v2-auto"],
+    rounds: rounds(1),
+    columns: [
+      { header: "RSS before MiB", key: "rssBefore", digits: 0, scale: 1 / MiB },
+      { header: "RSS after MiB", key: "rssAfter", digits: 0, scale: 1 / MiB },
+      { header: "KiB RSS/conn", key: "rssPerConnection", digits: 0, scale: 1 / 1024 },
+      { header: "KiB heap/conn", key: "heapPerConnection", digits: 0, scale: 1 / 1024 }
+    ],
+    ratios: [
+      { label: `idle ${transport} RSS/connection`, key: "rssPerConnection", better: "lower" },
+      { label: "  heap/connection", key: "heapPerConnection", better: "lower" }
+    ],
+    notes: [
+      "one warm connection first; then the connections, held idle; RSS and heapUsed after two GCs, before and",
+      "after, ÷ connections (client process only: the servers are other processes)"
+    ]
+  })
+  return [
+    stdioEcho("fake"),
+    stdioEcho("dual"),
     {
       id: "http",
       title: "HTTP tools/call echo, 32 in flight (dual-era SDK v2 server on loopback) + warm connect",
@@ -187,6 +252,12 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
     },
     large(8, 2),
     large(32, 2),
+    httpLarge(8, "json"),
+    httpLarge(8, "sse"),
+    httpLarge(32, "json"),
+    httpLarge(32, "sse"),
+    idleSpec("http", 200),
+    idleSpec("stdio", 50),
     {
       id: "stdio-connect",
       title: "stdio connect → first tools/list (dual-era SDK v2 server)",
@@ -318,7 +389,12 @@ const printMedians = (spec: Spec, runs: ReadonlyArray<Run>, header: string, widt
 
 const comparedPeers = ["v1", "v2-legacy", "v2-auto", "raw"] as const
 type ComparedPeer = typeof comparedPeers[number]
-const oursVariants = ["ours", "ours-promise"] as const
+const oursVariants = ["ours", "ours-promise", "ours-runtime"] as const
+const variantLabels: Record<typeof oursVariants[number], string> = {
+  ours: "Effect loop",
+  "ours-promise": "Promise",
+  "ours-runtime": "runPromise/call"
+}
 
 interface Cell {
   readonly text: string
@@ -378,6 +454,7 @@ const ratioCell = (
   peer: ComparedPeer,
   metric: RatioMetric
 ): Cell => {
+  if (!spec.clients.includes(peer)) return { text: "-", behind: false }
   const { oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(spec, runs, ours, peer, metric.key)
   if (ratios.length === 0) {
     if (peerMeasured === 0 && peerFailed === 0) return { text: "-", behind: false }
@@ -421,7 +498,7 @@ const printTargets = (spec: Spec, runs: ReadonlyArray<Run>) => {
 const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly runs: ReadonlyArray<Run> }>) => {
   console.log("\n=== summary: ours ÷ peer, median of ratios paired within a round")
   console.log("    calls/s: > 1 means ours is faster; every other metric is a cost: < 1 means ours is cheaper")
-  const widths = [30, 13, 16, 16, 16, 16]
+  const widths = [30, 15, 16, 16, 16, 16]
   console.log(`  ${row(["benchmark", "ours", "vs v1", "vs v2-legacy", "vs v2-auto", "vs raw (same era)"], widths)}`)
   const behind = new Map<string, Array<string>>()
   for (const { runs, spec } of results) {
@@ -432,7 +509,7 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
         const better = metric.better === "higher" ? "↑" : "↓"
         const label = ours === variants[0] ? `${metric.label} ${better}` : ""
         console.log(
-          `  ${row([label, ours === "ours" ? "Effect loop" : "Promise", ...cells.map((c) => c.text)], widths)}`
+          `  ${row([label, variantLabels[ours], ...cells.map((c) => c.text)], widths)}`
         )
         const lagging = cells.flatMap((cell, i) =>
           cell.behind ? [`${comparedPeers[i]} ${cell.text.replace(" BEHIND", "").replace(" behind?", "?")}`] : []

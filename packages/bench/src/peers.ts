@@ -85,6 +85,38 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
   }
 }
 
+/**
+ * The Effect API as existing async code calls it: the client built once into a
+ * `ManagedRuntime`, then one `runtime.runPromise` per call.
+ */
+const openOursRuntime = async (endpoint: Endpoint): Promise<Session> => {
+  const [McpClient, Stdio, StreamableHttp, NodeMcpClient, ManagedRuntime] = await Promise.all([
+    import("@mcp-effect/client/McpClient"),
+    import("@mcp-effect/client/Stdio"),
+    import("@mcp-effect/client/StreamableHttp"),
+    import("@mcp-effect/node/NodeMcpClient"),
+    import("effect/ManagedRuntime")
+  ])
+  const server = endpoint.kind === "stdio"
+    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
+    : StreamableHttp.config({ name: "bench", url: endpoint.url })
+  const runtime = ManagedRuntime.make(NodeMcpClient.layer({ servers: [server], clientInfo }))
+  try {
+    const client = await runtime.runPromise(McpClient.McpClient)
+    const callTool = (name: string, args: Record<string, unknown>) => runtime.runPromise(client.callTool(name, args))
+    return {
+      era: client.servers[0]?.negotiated()?.protocolVersion ?? "?",
+      callTool,
+      listTools: () => runtime.runPromise(client.listTools()),
+      ...promiseLoops(callTool),
+      close: () => runtime.dispose()
+    }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+}
+
 const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
   const { connect } = await import("@mcp-effect/node/Connect")
   const client = endpoint.kind === "stdio"
@@ -194,6 +226,13 @@ export const preload = async (client: ClientName): Promise<void> => {
     case "ours-promise":
       await import("@mcp-effect/node/Connect")
       return
+    case "ours-runtime":
+      await Promise.all([
+        import("@mcp-effect/node/NodeMcpClient"),
+        import("@mcp-effect/client/McpClient"),
+        import("effect/ManagedRuntime")
+      ])
+      return
     case "v1":
       await import("@modelcontextprotocol/sdk/client/index.js")
       return
@@ -218,6 +257,8 @@ export const open = (client: ClientName, endpoint: Endpoint): Promise<Session> =
       return openOurs(endpoint)
     case "ours-promise":
       return openOursPromise(endpoint)
+    case "ours-runtime":
+      return openOursRuntime(endpoint)
     case "v1":
       return openV1(endpoint)
     case "v2-legacy":

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ClientName, Endpoint } from "./common.js"
 import {
+  blobServer,
   childrenCpuMs,
   cpuMsSince,
   dualStdio,
@@ -26,7 +27,7 @@ import type { Session } from "./peers.js"
 import { open, preload } from "./peers.js"
 
 /** @since 0.1.0 */
-export const workerNames = ["stdio-echo", "http", "stdio-large", "stdio-connect"] as const
+export const workerNames = ["stdio-echo", "http", "stdio-large", "stdio-connect", "idle"] as const
 
 /** @since 0.1.0 */
 export type WorkerName = typeof workerNames[number]
@@ -46,6 +47,11 @@ export interface Params {
   readonly reps?: number
   /** stdio-echo: which stdio server. */
   readonly server?: "fake" | "dual"
+  /** idle: how many connections, and over which transport. */
+  readonly connections?: number
+  readonly transport?: "http" | "stdio"
+  /** stdio-large over `transport: "http"`: how the blob server replies. */
+  readonly reply?: "json" | "sse"
 }
 
 /** @since 0.1.0 */
@@ -96,6 +102,7 @@ const stdioEcho = (client: ClientName, params: Params): Promise<WorkerResult> =>
   const calls = params.calls ?? 2000
   const warmup = params.warmup ?? 200
   return withSession(client, params.server === "dual" ? dualStdio : fakeStdio, async (session, connectMs) => {
+    const rssAfterConnect = process.memoryUsage.rss()
     checkEcho(await session.callTool("echo", echoArgs))
     await session.sequential(warmup, "echo", echoArgs)
     const serverCpu = childrenCpuMs()
@@ -105,6 +112,7 @@ const stdioEcho = (client: ClientName, params: Params): Promise<WorkerResult> =>
     const wallMs = performance.now() - start
     const cpuMs = cpuMsSince(cpu)
     const sysMs = process.cpuUsage(cpu).system / 1000
+    const rssAfterRun = process.memoryUsage.rss()
     return {
       ok: true,
       era: session.era,
@@ -113,7 +121,9 @@ const stdioEcho = (client: ClientName, params: Params): Promise<WorkerResult> =>
         cpuMsPer1000: cpuMs / calls * 1000,
         sysMsPer1000: sysMs / calls * 1000,
         serverCpuMsPer1000: (childrenCpuMs() - serverCpu) / calls * 1000,
-        connectMs
+        connectMs,
+        rssAfterConnect,
+        rssAfterRun
       }
     }
   })
@@ -169,16 +179,30 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
   }
 }
 
-const stdioLarge = (client: ClientName, params: Params): Promise<WorkerResult> => {
+/** A large result over stdio (fake server), or over HTTP (`blob-server.ts`, JSON or SSE replies). */
+const large = async (client: ClientName, params: Params): Promise<WorkerResult> => {
+  if (params.transport !== "http") return largeOn(client, params, fakeStdio)
+  const server = await startHttpServer([blobServer, params.reply ?? "json"])
+  try {
+    return await largeOn(client, params, { kind: "http", url: server.url })
+  } finally {
+    await server.stop()
+  }
+}
+
+const largeOn = (client: ClientName, params: Params, endpoint: Endpoint): Promise<WorkerResult> => {
   const bytes = params.bytes ?? 8 * 1024 * 1024
   const reps = params.reps ?? 1
   const gc = (globalThis as { gc?: () => void }).gc
-  return withSession(client, fakeStdio, async (session) => {
+  const cpus: Array<number> = []
+  return withSession(client, endpoint, async (session) => {
     for (let i = 0; i < 20; i++) await session.callTool("blob", { bytes: 1024 })
     const call = async () => {
       const start = performance.now()
+      const cpu = process.cpuUsage()
       const result = await within(session.callTool("blob", { bytes }), CALL_TIMEOUT_MS, "blob")
       const wallMs = performance.now() - start
+      cpus.push(cpuMsSince(cpu))
       const text = textOf(result)
       if (typeof text !== "string" || text.length !== bytes) {
         throw new Error(`blob result of ${typeof text === "string" ? text.length : typeof text} instead of ${bytes}`)
@@ -202,6 +226,7 @@ const stdioLarge = (client: ClientName, params: Params): Promise<WorkerResult> =
       metrics: {
         wallMs: median(walls),
         firstWallMs: walls[0]!,
+        cpuMs: median(cpus),
         baselineRss,
         peakRss,
         deltaRss: peakRss - baselineRss,
@@ -255,6 +280,54 @@ const stdioConnect = async (client: ClientName, params: Params): Promise<WorkerR
   }
 }
 
+/**
+ * P7: memory per idle connection. One warm connection first (code loaded and compiled), then
+ * `connections` more from this process to one endpoint (one HTTP server, or one stdio child
+ * each), held open and idle; RSS and heap after a GC, before and after, per connection.
+ */
+const idle = async (client: ClientName, params: Params): Promise<WorkerResult> => {
+  const n = params.connections ?? 200
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+  const server = params.transport === "stdio" ? undefined : await startHttpServer()
+  const endpoint: Endpoint = server === undefined ? fakeStdio : { kind: "http", url: server.url }
+  const sessions: Array<Session> = []
+  const settle = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    gc()
+    gc()
+    return { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
+  }
+  try {
+    const warm = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
+    sessions.push(warm)
+    await warm.listTools()
+    const before = await settle()
+    let era = warm.era
+    for (let i = 0; i < n; i++) {
+      const session = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
+      sessions.push(session)
+      era = session.era
+    }
+    const after = await settle()
+    return {
+      ok: true,
+      era,
+      metrics: {
+        connections: n,
+        rssBefore: before.rss,
+        rssAfter: after.rss,
+        rssPerConnection: (after.rss - before.rss) / n,
+        heapPerConnection: (after.heap - before.heap) / n
+      }
+    }
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) }
+  } finally {
+    await Promise.all(sessions.map(closeQuietly))
+    await server?.stop()
+  }
+}
+
 /** @since 0.1.0 */
 export const runWorker = async (worker: WorkerName, client: ClientName, params: Params): Promise<WorkerResult> => {
   try {
@@ -265,9 +338,11 @@ export const runWorker = async (worker: WorkerName, client: ClientName, params: 
       case "http":
         return await http(client, params)
       case "stdio-large":
-        return await stdioLarge(client, params)
+        return await large(client, params)
       case "stdio-connect":
         return await stdioConnect(client, params)
+      case "idle":
+        return await idle(client, params)
     }
   } catch (error) {
     return { ok: false, error: errorMessage(error) }
