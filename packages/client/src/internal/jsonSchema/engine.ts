@@ -377,6 +377,72 @@ const keywordValue = (ready: Ready, location: string, schemaPath: string): unkno
   return /\/(enum|const)$/.test(location) ? (Array.isArray(value) ? value.map(parse) : parse(value)) : value
 }
 
+/** Keywords whose message only names the keyword's value (`{}` stands for it). */
+const VALUE_MESSAGES: Readonly<Record<string, string>> = {
+  minLength: "must be at least {} characters long",
+  maxLength: "must be at most {} characters long",
+  minItems: "must have at least {} items",
+  maxItems: "must have at most {} items",
+  minProperties: "must have at least {} properties",
+  maxProperties: "must have at most {} properties",
+  minimum: "must be >= {}",
+  maximum: "must be <= {}",
+  exclusiveMinimum: "must be > {}",
+  exclusiveMaximum: "must be < {}",
+  multipleOf: "must be a multiple of {}"
+}
+
+/** Keywords whose message is fixed. */
+const FIXED_MESSAGES: Readonly<Record<string, string>> = {
+  dependentRequired: "is missing a property that another property requires",
+  dependencies: "is missing a property that another property requires",
+  uniqueItems: "must not contain duplicate items",
+  contains: "must contain the required number of matching items",
+  minContains: "must contain the required number of matching items",
+  maxContains: "must contain the required number of matching items",
+  not: "must not match the schema in \"not\"",
+  oneOf: "must match exactly one schema in \"oneOf\"",
+  anyOf: "must match at least one schema in \"anyOf\""
+}
+
+/** What an instance failing keyword `id` (`keyword` as the schema names it, its path ending in `last`) is told. */
+const messageFor = (id: string, keyword: string, last: string, value: unknown, actual: unknown): string => {
+  const valued = Object.hasOwn(VALUE_MESSAGES, id) ? VALUE_MESSAGES[id] : undefined
+  if (valued !== undefined) return valued.replace("{}", String(value))
+  const fixed = Object.hasOwn(FIXED_MESSAGES, id) ? FIXED_MESSAGES[id] : undefined
+  if (fixed !== undefined) return fixed
+  switch (id) {
+    case "validate":
+      return last === "additionalProperties"
+        ? "is not an allowed property"
+        : last === "unevaluatedProperties"
+        ? "is not an allowed property (not evaluated by any subschema)"
+        : last === "unevaluatedItems" || last === "items" || last === "additionalItems"
+        ? "is not an allowed item"
+        : "is not allowed here (the schema is false)"
+    case "type":
+      return `must be ${Array.isArray(value) ? value.join(" or ") : String(value)}, not ${jsonType(actual)}`
+    case "enum":
+      return `must be one of ${preview(value)}`
+    case "const":
+      return `must be ${preview(value)}`
+    case "pattern":
+      return `must match the pattern ${preview(value)}`
+    case "required": {
+      const missing = Array.isArray(value) && isObject(actual)
+        ? value.filter((name) => typeof name === "string" && !Object.hasOwn(actual, name))
+        : []
+      return missing.length > 0
+        ? `is missing required ${missing.length === 1 ? "property" : "properties"} ${
+          missing.map((name) => JSON.stringify(name)).join(", ")
+        }`
+        : "is missing required properties"
+    }
+    default:
+      return `fails ${JSON.stringify(keyword)}`
+  }
+}
+
 const issue = (ready: Ready, unit: OutputUnit, instance: unknown): ValidationIssue => {
   const location = unit.absoluteKeywordLocation
   const base = ready.rootBases.find((prefix) => location.startsWith(prefix))
@@ -393,97 +459,7 @@ const issue = (ready: Ready, unit: OutputUnit, instance: unknown): ValidationIss
     : last.replace(/~1/g, "/").replace(/~0/g, "~")
   const value = id === "validate" ? undefined : keywordValue(ready, location, schemaPath)
   const actual = at(instance, path)
-  let message: string
-  switch (id) {
-    case "validate":
-      message = last === "additionalProperties"
-        ? "is not an allowed property"
-        : last === "unevaluatedProperties"
-        ? "is not an allowed property (not evaluated by any subschema)"
-        : last === "unevaluatedItems" || last === "items" || last === "additionalItems"
-        ? "is not an allowed item"
-        : "is not allowed here (the schema is false)"
-      break
-    case "type":
-      message = `must be ${Array.isArray(value) ? value.join(" or ") : String(value)}, not ${jsonType(actual)}`
-      break
-    case "enum":
-      message = `must be one of ${preview(value)}`
-      break
-    case "const":
-      message = `must be ${preview(value)}`
-      break
-    case "required": {
-      const missing = Array.isArray(value) && isObject(actual)
-        ? value.filter((name) => typeof name === "string" && !Object.hasOwn(actual, name))
-        : []
-      message = missing.length > 0
-        ? `is missing required ${missing.length === 1 ? "property" : "properties"} ${
-          missing.map((name) => JSON.stringify(name)).join(", ")
-        }`
-        : "is missing required properties"
-      break
-    }
-    case "dependentRequired":
-    case "dependencies":
-      message = "is missing a property that another property requires"
-      break
-    case "minLength":
-      message = `must be at least ${String(value)} characters long`
-      break
-    case "maxLength":
-      message = `must be at most ${String(value)} characters long`
-      break
-    case "minItems":
-      message = `must have at least ${String(value)} items`
-      break
-    case "maxItems":
-      message = `must have at most ${String(value)} items`
-      break
-    case "minProperties":
-      message = `must have at least ${String(value)} properties`
-      break
-    case "maxProperties":
-      message = `must have at most ${String(value)} properties`
-      break
-    case "minimum":
-      message = `must be >= ${String(value)}`
-      break
-    case "maximum":
-      message = `must be <= ${String(value)}`
-      break
-    case "exclusiveMinimum":
-      message = `must be > ${String(value)}`
-      break
-    case "exclusiveMaximum":
-      message = `must be < ${String(value)}`
-      break
-    case "multipleOf":
-      message = `must be a multiple of ${String(value)}`
-      break
-    case "pattern":
-      message = `must match the pattern ${preview(value)}`
-      break
-    case "uniqueItems":
-      message = "must not contain duplicate items"
-      break
-    case "contains":
-    case "minContains":
-    case "maxContains":
-      message = "must contain the required number of matching items"
-      break
-    case "not":
-      message = "must not match the schema in \"not\""
-      break
-    case "oneOf":
-      message = "must match exactly one schema in \"oneOf\""
-      break
-    case "anyOf":
-      message = "must match at least one schema in \"anyOf\""
-      break
-    default:
-      message = `fails ${JSON.stringify(keyword)}`
-  }
+  const message = messageFor(id, keyword, last, value, actual)
   return {
     path,
     message: clip(
