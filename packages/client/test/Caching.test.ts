@@ -31,6 +31,15 @@ const withoutHints = (server: FakeServer.FakeServer) =>
 
 const toolLists = (server: FakeServer.FakeServer) => Effect.map(server.requests("tools/list"), (r) => r.length)
 
+/** A modern logging server whose `server/discover` answers `result` (the first `times` only, if given). */
+const answeringDiscover = (result: object, times?: number) =>
+  connect({
+    ...Scenarios.demo,
+    era: "modern",
+    logging: true,
+    faults: [{ method: "server/discover", action: "result", result, ...(times === undefined ? {} : { times }) }]
+  })
+
 describe("caching of 2026-07-28 results", () => {
   it.scoped("a list without ttlMs has ttl 0 and a missing cacheScope means private: never reused", () =>
     Effect.gen(function*() {
@@ -104,18 +113,11 @@ describe("caching of 2026-07-28 results", () => {
 
   it.scoped("a re-discovery applies the server's new capabilities", () =>
     Effect.gen(function*() {
-      // The first discovery declares no logging; the next ones (ttlMs 0: stale at once) do.
-      const { connection } = yield* connect({
-        ...Scenarios.demo,
-        era: "modern",
-        logging: true,
-        faults: [{
-          method: "server/discover",
-          action: "result",
-          result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } },
-          times: 1
-        }]
-      })
+      // The first discovery declares no logging; the next one, a minute later, does.
+      const { connection } = yield* answeringDiscover({
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} }
+      }, 1)
       assert.isUndefined(connection.negotiated()?.capabilities.logging)
       yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
       yield* connection.setLogLevel("info")
@@ -145,17 +147,10 @@ describe("caching of 2026-07-28 results", () => {
 
   it.scoped("a re-discovery without logging refuses setLogLevel with CapabilityError", () =>
     Effect.gen(function*() {
-      const { connection } = yield* connect({
-        ...Scenarios.demo,
-        era: "modern",
-        logging: true,
-        faults: [{
-          method: "server/discover",
-          action: "result",
-          result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } },
-          times: 2
-        }]
-      })
+      const { connection } = yield* answeringDiscover({
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} }
+      }, 2)
       yield* TestClock.adjust(`${Limits.MIN_REDISCOVERY_INTERVAL_MS} millis`)
       const error = yield* Effect.flip(connection.setLogLevel("info"))
       assert.instanceOf(error, CapabilityError)
@@ -163,15 +158,10 @@ describe("caching of 2026-07-28 results", () => {
 
   it.scoped("a discovery with ttlMs 0 is fetched again at most once a minute, not before every request", () =>
     Effect.gen(function*() {
-      const { connection, server } = yield* connect({
-        ...Scenarios.demo,
-        era: "modern",
-        logging: true,
-        faults: [{
-          method: "server/discover",
-          action: "result",
-          result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {}, logging: {} }, ttlMs: 0 }
-        }]
+      const { connection, server } = yield* answeringDiscover({
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {}, logging: {} },
+        ttlMs: 0
       })
       const discovers = Effect.map(server.requests("server/discover"), (r) => r.length)
       yield* connection.setLogLevel("info")
