@@ -7,8 +7,9 @@
  * @since 0.1.0
  */
 import * as os from "node:os"
-import type { ClientName } from "./common.js"
 import {
+  type ClientName,
+  clientNames,
   dualEraServer,
   fakeServerBin,
   killRunning,
@@ -95,16 +96,8 @@ const positiveInt = (name: string, fallback: number): number => {
   return n
 }
 
-const allPeers: ReadonlyArray<ClientName> = [
-  "ours",
-  "ours-promise",
-  "ours-runtime",
-  "v1",
-  "v2-legacy",
-  "v2-auto",
-  "raw"
-]
-const withRaw2026: ReadonlyArray<ClientName> = [...allPeers, "raw-2026"]
+const withRaw2026: ReadonlyArray<ClientName> = clientNames
+const allPeers: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "raw-2026")
 
 const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
   const rounds = (fallback: number) => positiveInt("BENCH_ROUNDS", quick ? 1 : fallback)
