@@ -8,34 +8,25 @@
 import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import type * as ConnectionStateModule from "@mcp-effect/client/ConnectionState"
 import type * as Handlers from "@mcp-effect/client/Handlers"
-import * as McpClient from "@mcp-effect/client/McpClient"
+import type * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
-import { ConfigError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
-import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener, RequestOptions, ServerConnection } from "@mcp-effect/client/ServerConnection"
 import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
-import * as Target from "@mcp-effect/client/Target"
+import type * as Target from "@mcp-effect/client/Target"
 import type * as Task from "@mcp-effect/client/Task"
-import * as ToolFormats from "@mcp-effect/client/ToolFormats"
-import * as Cause from "effect/Cause"
+import type * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
-import * as EffectLogger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Runtime from "effect/Runtime"
-import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as internalPlatform from "./internal/platform.js"
+import * as internalClient from "./internal/facade/client.js"
+import * as internalConfigs from "./internal/facade/configs.js"
+import * as internalRun from "./internal/facade/run.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
-import * as NodeOAuth from "./NodeOAuth.js"
+import type * as NodeOAuth from "./NodeOAuth.js"
 import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
@@ -336,67 +327,13 @@ export interface Client {
   readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
-const handle = (connection: ServerConnection): ServerHandle => ({
-  name: connection.name,
-  kind: connection.kind,
-  get era() {
-    return connection.negotiated()?.era
-  },
-  get protocolVersion() {
-    return connection.negotiated()?.protocolVersion
-  },
-  get serverInfo() {
-    return connection.negotiated()?.serverInfo
-  },
-  get instructions() {
-    return connection.negotiated()?.instructions
-  },
-  get capabilities() {
-    return connection.negotiated()?.capabilities
-  },
-  get isModern() {
-    return connection.negotiated()?.era === "modern"
-  }
-})
-
 /**
  * The server configurations for one target or a list of them.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const configsFor = (
-  targets: Target.Target | ReadonlyArray<Target.Target>,
-  options: ConnectOptions = {}
-) => {
-  const list: ReadonlyArray<Target.Target> = typeof targets !== "string" && Target.isTargetList(targets)
-    ? targets as ReadonlyArray<Target.Target>
-    : [targets as Target.Target]
-  if (list.length > 1 && options.name !== undefined) {
-    return Effect.fail(new ConfigError({ message: "name applies to a single target only" }))
-  }
-  if (options.protocol === "modern" && list.some((target) => detectsSse(target, options))) {
-    return Effect.fail(
-      new ConfigError({
-        message: "protocol: \"modern\" cannot be used with the HTTP+SSE transport, which is legacy only"
-      })
-    )
-  }
-  const taken = new Map<string, number>()
-  return Effect.forEach(list, (target) =>
-    Effect.map(
-      Effect.flatMap(
-        authFor(target, options),
-        (auth) => Target.toConfig(target, auth === undefined ? options : { ...options, auth })
-      ),
-      (config) => {
-        // Names derived from targets are made unique: `node`, `node-2`, …
-        const seen = (taken.get(config.name) ?? 0) + 1
-        taken.set(config.name, seen)
-        return seen === 1 ? config : { ...config, name: `${config.name}-${seen}` }
-      }
-    ))
-}
+export const configsFor = internalConfigs.configsFor
 
 /**
  * Connects to one server or several and resolves once every one of them is connected.
@@ -407,23 +344,7 @@ export const configsFor = (
 export const connect = async (
   targets: Target.Target | ReadonlyArray<Target.Target>,
   options: ConnectOptions = {}
-): Promise<Client> => open(await run(configsFor(targets, options)), options)
-
-/** The listeners of a facade's state changes: the option's, then the ones added later. */
-const stateListeners = (options: { readonly onStateChange?: StateListener | undefined }) => {
-  const listeners = new Set<StateListener>()
-  if (options.onStateChange !== undefined) listeners.add(options.onStateChange)
-  const dispatch: StateListener = (server, state) => {
-    for (const listener of listeners) {
-      try {
-        listener(server, state)
-      } catch (error) {
-        console.warn(`mcp-effect: a state listener threw: ${String(error)}`)
-      }
-    }
-  }
-  return { listeners, dispatch }
-}
+): Promise<Client> => internalClient.open(await internalRun.run(configsFor(targets, options)), options)
 
 /**
  * Connects to the servers of an `mcpServers` / `servers` configuration file, read by the same
@@ -440,8 +361,8 @@ export const connectFromConfig = async (
 ): Promise<Client> => {
   // Loaded here: `connect` alone never pays for the file system layer.
   const NodeFileSystem = await import("@effect/platform-node/NodeFileSystem")
-  return open(
-    await run(
+  return internalClient.open(
+    await internalRun.run(
       Effect.flatMap(
         path === undefined ? NodeMcpClient.findConfig : Effect.succeed(path),
         (file) => McpConfig.load(file, NodeMcpClient.parseOptions(file))
@@ -449,256 +370,4 @@ export const connectFromConfig = async (
     ),
     options
   )
-}
-
-/** A logger of the host's as the runtime's only logger. */
-const loggerLayer = (logger: Logger) =>
-  EffectLogger.replace(
-    EffectLogger.defaultLogger,
-    EffectLogger.make(({ logLevel, message }) => {
-      const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
-      if (logLevel._tag === "Error" || logLevel._tag === "Fatal") logger.error(text)
-      else if (logLevel._tag === "Warning") logger.warn(text)
-      else if (logLevel._tag === "Info") logger.info(text)
-      else logger.debug(text)
-    })
-  )
-
-const open = async (
-  servers: ReadonlyArray<ServerConfig<internalPlatform.Services>>,
-  options: ConnectOptions
-): Promise<Client> => {
-  const states = stateListeners(options)
-  const clientLayer = (
-    // Undici's global dispatcher: connections to a server are reused across connect() calls (and
-    // one JSON Schema worker serves them all).
-    internalPlatform.clientLayer(
-      {
-        servers: options.reconnect === undefined
-          ? servers
-          : servers.map((config) => ({ ...config, reconnect: config.reconnect ?? options.reconnect })),
-        clientInfo: options.clientInfo,
-        onNotification: options.onNotification,
-        onStateChange: states.dispatch,
-        validateStructuredContent: options.validateStructuredContent,
-        extensions: options.extensions,
-        protocol: options.protocol,
-        discoverTimeout: options.discoverTimeout,
-        requestMeta: requestMetaOf(options.requestMeta),
-        handlers: handlersOf(options)
-      },
-      "global",
-      LogLevel.fromLiteral(options.logLevel ?? "Warning")
-    )
-  )
-  const runtime = ManagedRuntime.make(
-    options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
-  )
-  let service: McpClient.Service
-  let runFork: ReturnType<typeof Runtime.runFork<McpClient.McpClient>>
-  try {
-    // Calls run on the built runtime directly (no per-call check that the layer is ready), and
-    // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
-    runFork = Runtime.runFork(await runtime.runtime())
-    service = await new Promise<McpClient.Service>((resolve, reject) =>
-      runFork(McpClient.McpClient).addObserver(settle(resolve, reject))
-    )
-  } catch (error) {
-    await runtime.dispose()
-    // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
-    throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
-  }
-  /** A stream as an async iterable whose failures are the errors themselves. */
-  const streamOn = <A, E>(stream: Stream.Stream<A, E>, options?: Signal): AsyncIterable<A> => ({
-    [Symbol.asyncIterator]: () => {
-      const queue: Array<IteratorResult<A>> = []
-      let failure: { readonly error: unknown } | undefined
-      let wake: (() => void) | undefined
-      const push = () => {
-        wake?.()
-        wake = undefined
-      }
-      void runOn(
-        Stream.runForEach(stream, (value) => Effect.sync(() => (queue.push({ value, done: false }), push()))),
-        options
-      )
-        .then(() => queue.push({ value: undefined, done: true }), (error: unknown) => (failure = { error }))
-        .finally(push)
-      const next = async (): Promise<IteratorResult<A>> => {
-        while (queue.length === 0 && failure === undefined) await new Promise<void>((resolve) => (wake = resolve))
-        const item = queue.shift()
-        if (item !== undefined) return item
-        throw failure!.error
-      }
-      return { next }
-    }
-  })
-  // Aborting interrupts the call's fiber, which cancels the request on the wire
-  // (`notifications/cancelled`); the promise rejects with the signal's reason, as `fetch` does.
-  const runOn = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>, options?: Signal): Promise<A> => {
-    const signal = options?.signal
-    if (signal === undefined) {
-      return new Promise<A>((resolve, reject) => runFork(effect).addObserver(settle(resolve, reject)))
-    }
-    if (signal.aborted) return Promise.reject(signal.reason)
-    return new Promise<A>((resolve, reject) => {
-      const fiber = runFork(effect)
-      const abort = () => fiber.unsafeInterruptAsFork(FiberId.none)
-      signal.addEventListener("abort", abort, { once: true })
-      fiber.addObserver((exit) => {
-        signal.removeEventListener("abort", abort)
-        if (Exit.isInterrupted(exit) && signal.aborted) reject(signal.reason)
-        else settle(resolve, reject)(exit)
-      })
-    })
-  }
-  const listenerScope = await Effect.runPromise(Scope.make())
-  const close = async () => {
-    await Effect.runPromise(Scope.close(listenerScope, Exit.void))
-    await runtime.dispose()
-  }
-  return {
-    servers: service.servers.map(handle),
-    listTools: (o) => runOn(service.listTools(o), o),
-    findTool: (name, o) => runOn(service.findTool(name, o), o),
-    callTool: (name, args, o) => runOn(service.callTool(name, args, o), o),
-    callTools: (calls, o) => runOn(service.callTools(calls, o), o),
-    listPrompts: (o) => runOn(service.listPrompts(o), o),
-    listToolsPage: (cursor, o) => runOn(service.listToolsPage(cursor, o), o),
-    listPromptsPage: (cursor, o) => runOn(service.listPromptsPage(cursor, o), o),
-    listResourcesPage: (cursor, o) => runOn(service.listResourcesPage(cursor, o), o),
-    listResourceTemplatesPage: (cursor, o) => runOn(service.listResourceTemplatesPage(cursor, o), o),
-    request: (method, params, o) => runOn(service.request(method, params, o), o),
-    notify: (method, params, o) => runOn(service.notify(method, params, o), o),
-    getPrompt: (name, args, o) => runOn(service.getPrompt(name, args, o), o),
-    listResources: (o) => runOn(service.listResources(o), o),
-    listResourceTemplates: (o) => runOn(service.listResourceTemplates(o), o),
-    readResource: (uri, o) => runOn(service.readResource(uri, o), o),
-    complete: (request, o) => runOn(service.complete(request, o), o),
-    ping: (o) => runOn(service.ping(o), o),
-    resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
-    subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o), o),
-    unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o), o),
-    setRoots: (roots) => runOn(service.setRoots(roots)),
-    roots: () => service.roots(),
-    setLogLevel: (level, o) => runOn(service.setLogLevel(level, o), o),
-    cacheInfo: (kind, o) => runOn(service.cacheInfo(kind, o)),
-    clearCache: (server) => runOn(service.clearCache(server)),
-    callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o), o),
-    callToolAsTask: (name, args, o) => runOn(service.callToolAsTask(name, args, o), o),
-    waitForTask: (task, o) => runOn(service.waitForTask(task, o), o),
-    getTask: (task, o) => runOn(service.getTask(task, o), o),
-    getTaskResult: (task, o) => runOn(service.getTaskResult(task, o), o),
-    cancelTask: (task, o) => runOn(service.cancelTask(task, o), o),
-    updateTask: (task, inputResponses, o) => runOn(service.updateTask(task, inputResponses, o), o),
-    listTasks: (o) => runOn(service.listTasks(o), o),
-    toOpenAITools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toOpenAI),
-    toAnthropicTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toAnthropic),
-    toGoogleTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toGoogle),
-    listen: async (filter, listener, o) => {
-      const scope = Effect.runSync(Scope.make())
-      const subscription = await runOn(Scope.extend(service.listen(filter, o), scope), o).catch(async (error) => {
-        await Effect.runPromise(Scope.close(scope, Exit.void))
-        throw error
-      })
-      const done = runOn(
-        Stream.runForEach(subscription.notifications, (notification) =>
-          Effect.sync(() => {
-            try {
-              listener(notification)
-            } catch (error) {
-              console.warn(`mcp-effect: a subscription listener threw: ${String(error)}`)
-            }
-          }))
-      )
-      done.catch(() => {})
-      return {
-        acknowledged: subscription.acknowledged,
-        unsupported: subscription.unsupported,
-        isActive: subscription.isActive,
-        pendingNotifications: subscription.pendingNotifications,
-        droppedNotifications: subscription.droppedNotifications,
-        done,
-        close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-      }
-    },
-    onNotification: (listener) => {
-      let active = true
-      const guarded: NotificationListener = (server, method, params) => {
-        if (active) listener(server, method, params)
-      }
-      Effect.runSync(Scope.extend(service.onNotification(guarded), listenerScope))
-      return () => {
-        active = false
-      }
-    },
-    onStateChange: (listener) => {
-      // A wrapper of its own: the same function added twice is removed once per call.
-      const added: StateListener = (server, state) => listener(server, state)
-      states.listeners.add(added)
-      return () => {
-        states.listeners.delete(added)
-      }
-    },
-    state: (server) => {
-      const connection = server === undefined
-        ? (service.servers.length === 1 ? service.servers[0] : undefined)
-        : service.servers.find((s) => s.name === server)
-      if (connection === undefined) {
-        throw new ServerNotFoundError({
-          server: server ?? "(pass a server name)",
-          known: service.servers.map((s) => s.name)
-        })
-      }
-      return connection.currentState()
-    },
-    close,
-    [asyncDispose]: close
-  }
-}
-
-// Node 20 has `Symbol.asyncDispose`; the registered symbol is what a polyfill would use.
-const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ??
-  Symbol.for("Symbol.asyncDispose") as typeof Symbol.asyncDispose
-
-/** The OAuth of a URL target when `oauth` is set. */
-const authFor = (target: Target.Target, options: ConnectOptions) => {
-  if (options.oauth === undefined) return Effect.succeed(undefined)
-  if (options.auth !== undefined) return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
-  const detected = Target.detect(target)
-  return detected.transport === "stdio"
-    ? Effect.succeed(undefined)
-    : NodeOAuth.fromSettingsGlobal(detected.url, options.oauth)
-}
-
-const detectsSse = (target: Target.Target, options: ConnectOptions) =>
-  options.transport === "sse" || (options.transport === undefined && Target.detect(target).transport === "sse")
-
-/** A host function, sync or async, as an effect whose failure is the thrown value. */
-const lift = <P>(f: (params: P) => unknown) => (params: Record<string, unknown>) =>
-  Effect.tryPromise({ try: async () => f(params as P), catch: (error) => error })
-
-const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
-  options.elicitationHandler === undefined && options.samplingHandler === undefined && options.roots === undefined
-    ? undefined
-    : {
-      elicitation: options.elicitationHandler === undefined ? undefined : lift(options.elicitationHandler),
-      elicitationModes: options.elicitationModes,
-      sampling: options.samplingHandler === undefined ? undefined : lift(options.samplingHandler),
-      samplingSupportsTools: options.samplingSupportsTools,
-      roots: options.roots
-    }
-
-const requestMetaOf = (meta: ConnectOptions["requestMeta"]) => typeof meta === "function" ? Effect.sync(meta) : meta
-
-const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromiseExit(effect).then(unwrap)
-
-/** Settles a promise from an exit: the failure is the error itself, so `instanceof` works. */
-const settle = <A, E>(resolve: (value: A) => void, reject: (error: unknown) => void) => (exit: Exit.Exit<A, E>) =>
-  Exit.isSuccess(exit) ? resolve(exit.value) : reject(Cause.squash(exit.cause))
-
-/** Rejects with the error itself (not a wrapper), so `instanceof` works for callers. */
-const unwrap = <A, E>(exit: Exit.Exit<A, E>): A => {
-  if (Exit.isSuccess(exit)) return exit.value
-  throw Cause.squash(exit.cause)
 }

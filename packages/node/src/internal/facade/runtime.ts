@@ -1,0 +1,88 @@
+/**
+ * The runtime behind a facade client: the client layer built from `ConnectOptions`, and the
+ * `McpClient` service read from it.
+ *
+ * @internal
+ */
+import type * as Handlers from "@mcp-effect/client/Handlers"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
+import type { ConnectOptions, StateListener } from "../../Connect.js"
+import * as internalPlatform from "../platform.js"
+import { loggerLayer } from "./logger.js"
+import { promise } from "./run.js"
+import type { Fork } from "./run.js"
+
+/** A built facade runtime: its service, a fork of calls on it, and its disposal. */
+export interface FacadeRuntime {
+  readonly service: McpClient.Service
+  readonly fork: Fork<McpClient.McpClient>
+  readonly dispose: () => Promise<void>
+}
+
+/** Builds the runtime of `servers`; rejects with the layer's error itself when it fails. */
+export const build = async (
+  servers: ReadonlyArray<ServerConfig<internalPlatform.Services>>,
+  options: ConnectOptions,
+  onStateChange: StateListener
+): Promise<FacadeRuntime> => {
+  const clientLayer = (
+    // Undici's global dispatcher: connections to a server are reused across connect() calls (and
+    // one JSON Schema worker serves them all).
+    internalPlatform.clientLayer(
+      {
+        servers: options.reconnect === undefined
+          ? servers
+          : servers.map((config) => ({ ...config, reconnect: config.reconnect ?? options.reconnect })),
+        clientInfo: options.clientInfo,
+        onNotification: options.onNotification,
+        onStateChange,
+        validateStructuredContent: options.validateStructuredContent,
+        extensions: options.extensions,
+        protocol: options.protocol,
+        discoverTimeout: options.discoverTimeout,
+        requestMeta: requestMetaOf(options.requestMeta),
+        handlers: handlersOf(options)
+      },
+      "global",
+      LogLevel.fromLiteral(options.logLevel ?? "Warning")
+    )
+  )
+  const runtime = ManagedRuntime.make(
+    options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
+  )
+  try {
+    // Calls run on the built runtime directly (no per-call check that the layer is ready), and
+    // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
+    const fork: Fork<McpClient.McpClient> = Runtime.runFork(await runtime.runtime())
+    const service = await promise(fork, McpClient.McpClient)
+    return { service, fork, dispose: () => runtime.dispose() }
+  } catch (error) {
+    await runtime.dispose()
+    // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
+    throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
+  }
+}
+
+/** A host function, sync or async, as an effect whose failure is the thrown value. */
+const lift = <P>(f: (params: P) => unknown) => (params: Record<string, unknown>) =>
+  Effect.tryPromise({ try: async () => f(params as P), catch: (error) => error })
+
+const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
+  options.elicitationHandler === undefined && options.samplingHandler === undefined && options.roots === undefined
+    ? undefined
+    : {
+      elicitation: options.elicitationHandler === undefined ? undefined : lift(options.elicitationHandler),
+      elicitationModes: options.elicitationModes,
+      sampling: options.samplingHandler === undefined ? undefined : lift(options.samplingHandler),
+      samplingSupportsTools: options.samplingSupportsTools,
+      roots: options.roots
+    }
+
+const requestMetaOf = (meta: ConnectOptions["requestMeta"]) => typeof meta === "function" ? Effect.sync(meta) : meta
