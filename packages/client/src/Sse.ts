@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream"
 import * as Deprecations from "./Deprecations.js"
 import * as Tracing from "./internal/connection/tracing.js"
 import * as Http from "./internal/http/http.js"
+import * as SseBody from "./internal/http/sseBody.js"
 import { ConnectionError, ServerError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { defaultName } from "./StreamableHttp.js"
@@ -83,7 +84,7 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
       Deferred.unsafeDone(endpoint, Effect.succeed(url.toString()))
     }
 
-    yield* Http.readSse(s, opened, {
+    yield* SseBody.readSse(s, opened, {
       onEvent: (event) => {
         if (event.event === "endpoint") return onEndpoint(event.data)
         if (event.data.length === 0) return

@@ -26,6 +26,9 @@ import * as Stream from "effect/Stream"
 import { escapeControl } from "./internal/connection/logMessage.js"
 import * as Tracing from "./internal/connection/tracing.js"
 import * as Http from "./internal/http/http.js"
+import * as Reply from "./internal/http/postReply.js"
+import type { Id, Json } from "./internal/http/postReply.js"
+import * as SseBody from "./internal/http/sseBody.js"
 import * as Limits from "./internal/limits.js"
 import type { AuthFailure } from "./McpAuth.js"
 import {
@@ -57,46 +60,8 @@ export interface Options extends Http.HttpOptions {
   readonly discoverTimeout?: Duration.DurationInput | undefined
 }
 
-type Json = Record<string, unknown>
-type Id = string | number
-
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "number"
-// Whether a body is only whitespace (as `trim` would find, without copying it).
-const isBlank = (text: string): boolean => !/\S/.test(text)
 // 400 too: servers without a GET stream answer it so (mcp-lite), and a retry never helps.
 const NO_STREAM = new Set([400, 404, 405, 406])
-
-// What a reply that does not answer request `id` held, for its error (server text escaped).
-const describeUnanswered = (id: Id, messages: ReadonlyArray<unknown>): string => {
-  const responses: Array<string> = []
-  let notifications = 0
-  let requests = 0
-  let other = 0
-  for (const message of messages) {
-    if (!isObject(message)) other++
-    else if (typeof message.method === "string" && message.id === undefined) notifications++
-    else if (typeof message.method === "string") requests++
-    else if ("result" in message || "error" in message) responses.push(JSON.stringify(message.id) ?? "none")
-    else other++
-  }
-  const parts: Array<string> = []
-  const shown = responses.slice(0, 3).map((text) => escapeControl(text, 40))
-  if (responses.length > 0) {
-    parts.push(`${responses.length === 1 ? "a response" : `${responses.length} responses`} for id ${shown.join(", ")}`)
-  }
-  if (notifications > 0) parts.push(`${notifications} notification${notifications === 1 ? "" : "s"}`)
-  if (requests > 0) parts.push(`${requests} server request${requests === 1 ? "" : "s"}`)
-  if (other > 0) parts.push(`${other} message${other === 1 ? "" : "s"} that ${other === 1 ? "is" : "are"} not JSON-RPC`)
-  return `the JSON reply holds no response to request ${JSON.stringify(id)}: ${
-    parts.length === 0 ? "an empty batch" : parts.join(", ")
-  }`
-}
-
-// A JSON-RPC error message that says the session is unknown (SDK 1.x servers answer a stale
-// session id with 400 "Bad Request: No valid session ID provided" rather than 404).
-const mentionsSession = (error: Json | undefined): boolean =>
-  typeof error?.message === "string" && /session/i.test(error.message.slice(0, 500))
 
 /**
  * What the sessions of one connection remember about a server that answers a lost session
@@ -172,7 +137,8 @@ const open = (
 
     const deliver = (message: unknown) => {
       if (
-        initializeId !== undefined && isObject(message) && message.id === initializeId && isObject(message.result) &&
+        initializeId !== undefined && Reply.isObject(message) && message.id === initializeId &&
+        Reply.isObject(message.result) &&
         typeof message.result.protocolVersion === "string" && Http.isSafeHeaderValue(message.result.protocolVersion, 64)
       ) {
         protocolVersion = message.result.protocolVersion
@@ -221,12 +187,12 @@ const open = (
         let lastEventId: string | undefined
         let retryMillis: number | undefined
         const read = (r: HttpClientResponse.HttpClientResponse) =>
-          Effect.either(Http.readSse(s, r, {
+          Effect.either(SseBody.readSse(s, r, {
             onEvent: (event) => {
               if (event.data.length === 0) return
               const message = parseEvent(event.data)
               if (message === undefined) return false
-              if (isObject(message) && message.id === id && ("result" in message || "error" in message)) answered = true
+              if (Reply.answers(message, id)) answered = true
               deliver(message)
             },
             onRetry: (millis) => (retryMillis = serverRetry = millis),
@@ -286,7 +252,7 @@ const open = (
           }
           if (opened._tag === "Right" && opened.right.status >= 200 && opened.right.status < 300) {
             failures = 0
-            yield* Http.readSse(s, opened.right, {
+            yield* SseBody.readSse(s, opened.right, {
               onEvent: (event) => {
                 if (event.data.length === 0) return
                 const message = parseEvent(event.data)
@@ -322,28 +288,15 @@ const open = (
     }
 
     // The JSON-RPC error of a refusal's body (bounded), if it holds one.
+    const errorSettings = { ...s, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }
     const errorBody = (response: HttpClientResponse.HttpClientResponse) =>
-      Effect.map(
-        Effect.either(Http.readText({ ...s, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }, response)),
-        (text) => {
-          let body: unknown
-          try {
-            body = text._tag === "Right" ? JSON.parse(text.right) : undefined
-          } catch {
-            body = undefined
-          }
-          return {
-            error: isObject(body) && isObject(body.error) ? body.error : undefined,
-            hasId: isObject(body) && body.id !== undefined
-          }
-        }
-      )
+      Effect.map(Effect.either(Http.readText(errorSettings, response)), Reply.errorBody)
 
     const refusal = (
       status: number,
       id: Id | undefined,
       method: string,
-      { error, hasId }: { readonly error: Json | undefined; readonly hasId: boolean }
+      { error, hasId }: Reply.ErrorBody
     ): Effect.Effect<void, SendError> => {
       if (error !== undefined && id !== undefined && hasId) {
         // A JSON-RPC error for our request: the peer turns it into its typed error.
@@ -364,11 +317,17 @@ const open = (
     const refused = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
       Effect.flatMap(errorBody(response), (body) => refusal(response.status, id, method, body))
 
-    // A 400 naming the session, for a request that carried one, is taken once for the 404 the
-    // spec requires: the session opened after it must answer a request before another counts.
-    const lostSession = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
-      Effect.flatMap(errorBody(response), (body): Effect.Effect<void, SendError> => {
-        if (!mentionsSession(body.error) || lost.unproven) return refusal(400, id, method, body)
+    // The one "session lost" path, for a request that carried the session: a 404, as the spec
+    // requires, or a 400 naming the session, taken once for that 404: the session opened after
+    // it must answer a request before another counts.
+    const lostSession = (
+      response: HttpClientResponse.HttpClientResponse,
+      id: Id | undefined,
+      method: string
+    ): Effect.Effect<void, SendError> => {
+      if (response.status === 404) return Effect.zipRight(discard(response), Effect.fail(expired(method, id)))
+      return Effect.flatMap(errorBody(response), (body): Effect.Effect<void, SendError> => {
+        if (!Reply.mentionsSession(body.error) || lost.unproven) return refusal(400, id, method, body)
         lost.unproven = true
         const warn = lost.warned ? Effect.void : Effect.logWarning(
           `${server}: answered HTTP 400 ${
@@ -378,34 +337,29 @@ const open = (
         lost.warned = true
         return Effect.zipRight(warn, Effect.fail(expired(method, id)))
       })
+    }
+
+    const missing = (method: string, message: string) => new MissingResponseError({ server, method, message })
 
     // The body of a `200 application/json` reply; a request it does not answer fails at once.
     const readJson = (response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
       Effect.flatMap(Http.readText(s, response), (text): Effect.Effect<void, SendError | InvalidResponseError> => {
-        let messages: ReadonlyArray<unknown> = []
-        if (!isBlank(text)) {
-          try {
-            const body: unknown = JSON.parse(text)
-            messages = Array.isArray(body) ? body : [body]
-          } catch {
-            return Effect.fail(new InvalidResponseError({ server, method, message: "the response body is not JSON" }))
-          }
+        const messages = Reply.jsonMessages(text)
+        if (messages === undefined) {
+          return Effect.fail(new InvalidResponseError({ server, method, message: "the response body is not JSON" }))
         }
         let answered = false
         for (const message of messages) {
-          if (isObject(message) && message.id === id && ("result" in message || "error" in message)) answered = true
+          if (Reply.answers(message, id)) answered = true
           deliver(message)
         }
         if (id === undefined || answered) return Effect.void
-        return Effect.fail(
-          new MissingResponseError({
-            server,
-            method,
-            message: isBlank(text)
-              ? `the reply to request ${JSON.stringify(id)} is an empty application/json body`
-              : describeUnanswered(id, messages)
-          })
-        )
+        return Effect.fail(missing(
+          method,
+          Reply.isBlank(text)
+            ? `the reply to request ${JSON.stringify(id)} is an empty application/json body`
+            : Reply.describeUnanswered(id, messages)
+        ))
       })
 
     const handle = (
@@ -420,10 +374,7 @@ const open = (
       }
       const status = response.status
       const carriedSession = sessionId !== undefined && method !== "initialize"
-      if (status === 404 && carriedSession) {
-        return Effect.zipRight(discard(response), Effect.fail(expired(method, id)))
-      }
-      if (status === 400 && carriedSession && resumable) return lostSession(response, id, method)
+      if (carriedSession && (status === 404 || (status === 400 && resumable))) return lostSession(response, id, method)
       if (status >= 400) return refused(response, id, method)
       if (carriedSession && id !== undefined) lost.unproven = false
       const type = (response.headers["content-type"] ?? "").toLowerCase()
@@ -434,15 +385,12 @@ const open = (
       if (id !== undefined && !resumable) {
         return Effect.zipRight(
           discard(response),
-          Effect.fail(
-            new MissingResponseError({
-              server,
-              method,
-              message: `the reply to request ${JSON.stringify(id)} is HTTP ${status} with Content-Type ${
-                escapeControl(JSON.stringify(type.slice(0, 64)), 100)
-              }, neither JSON nor an event stream`
-            })
-          )
+          Effect.fail(missing(
+            method,
+            `the reply to request ${JSON.stringify(id)} is HTTP ${status} with Content-Type ${
+              escapeControl(JSON.stringify(type.slice(0, 64)), 100)
+            }, neither JSON nor an event stream`
+          ))
         )
       }
       return discard(response)
@@ -480,9 +428,9 @@ const open = (
         if (closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
         const m = message as Json
         const method = typeof m.method === "string" ? m.method : "response"
-        const id = typeof m.method === "string" && isId(m.id) ? m.id : undefined
+        const id = typeof m.method === "string" && Reply.isId(m.id) ? m.id : undefined
         if (method === "initialize") initializeId = id
-        if (method === "notifications/cancelled" && isObject(m.params) && isId(m.params.requestId)) {
+        if (method === "notifications/cancelled" && Reply.isObject(m.params) && Reply.isId(m.params.requestId)) {
           const reader = readers.get(m.params.requestId)
           if (reader !== undefined) FiberSet.unsafeAdd(fibers, Effect.runFork(Fiber.interrupt(reader)))
           // On 2026-07-28 closing the response stream (aborting the POST) is the cancellation:

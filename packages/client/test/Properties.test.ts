@@ -15,6 +15,7 @@ import * as fc from "fast-check"
 import * as Zlib from "node:zlib"
 import * as HeaderParams from "../src/HeaderParams.js"
 import * as Http from "../src/internal/http/http.js"
+import * as SseBody from "../src/internal/http/sseBody.js"
 import { decompressBody } from "../src/internal/wire/decompress.js"
 import { makeLineDecoder } from "../src/internal/wire/ndjson.js"
 import { makeSseParser } from "../src/internal/wire/sse.js"
@@ -138,7 +139,7 @@ describe("properties", () => {
     it("is classified without throwing, whatever it holds", () =>
       fc.assert(
         fc.property(jsonish, id, (head, responseId) => {
-          assert.oneOf(Http.classifyHead(head, responseId), ["response", "other", "unknown"])
+          assert.oneOf(SseBody.classifyHead(head, responseId), ["response", "other", "unknown"])
         }),
         RUNS
       ))
@@ -150,7 +151,7 @@ describe("properties", () => {
             0,
             length
           )
-          const kind = Http.classifyHead(head, mine)
+          const kind = SseBody.classifyHead(head, mine)
           if (mine !== theirs) assert.notStrictEqual(kind, "response")
           else if (head.includes("\"result\":{")) assert.strictEqual(kind, "response")
           else assert.strictEqual(kind, "unknown")

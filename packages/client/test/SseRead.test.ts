@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Http from "../src/internal/http/http.js"
+import * as SseBody from "../src/internal/http/sseBody.js"
 import * as Limits from "../src/internal/limits.js"
 import type { SseEvent } from "../src/internal/wire/sse.js"
 import { ConnectionError, ResponseTooLargeError } from "../src/McpError.js"
@@ -60,14 +61,14 @@ const message = (i: number, pad = 0) =>
   })
 
 /** Reads `body` with the event cap `cap`, collecting events (JSON ones usable, others not) and logs. */
-const read = (cap: number, body: Body, extra: Partial<Http.SseReadOptions> = {}) =>
+const read = (cap: number, body: Body, extra: Partial<SseBody.SseReadOptions> = {}) =>
   Effect.gen(function*() {
     const events: Array<SseEvent> = []
     const logs: Array<string> = []
     const s = yield* settingsFor(cap)
     const logger = Logger.make(({ message }) => logs.push(Array.isArray(message) ? message.join(" ") : String(message)))
     const fiber = yield* Effect.fork(
-      Http.readSse(s, response(body), {
+      SseBody.readSse(s, response(body), {
         onEvent: (e) => {
           try {
             JSON.parse(e.data)
@@ -223,34 +224,34 @@ describe("readSse", () => {
 
   describe("classifyHead", () => {
     it("recognises the awaited response by its leading members", () => {
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","id":7,"result":{"a":"xx`, 7), "response")
-      assert.strictEqual(Http.classifyHead(` { "id" : "7", "error" : {"code": 1, "message": "xx`, "7"), "response")
-      assert.strictEqual(Http.classifyHead(`{"id":7,"jsonrpc":"2.0","result":"xxxx`, 7), "response")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","id":7,"result":{"a":"xx`, 7), "response")
+      assert.strictEqual(SseBody.classifyHead(` { "id" : "7", "error" : {"code": 1, "message": "xx`, "7"), "response")
+      assert.strictEqual(SseBody.classifyHead(`{"id":7,"jsonrpc":"2.0","result":"xxxx`, 7), "response")
     })
 
     it("tells other messages apart", () => {
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","method":"mmmm`, 7), "other")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","method":"mmmm`, 7), "other")
       assert.strictEqual(
-        Http.classifyHead(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{`, 7),
+        SseBody.classifyHead(`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{`, 7),
         "other"
       )
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","id":8,"result":{`, 7), "other")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","id":8,"result":{`, 7), "other")
       // A string id is not a number id.
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","id":"7","result":{`, 7), "other")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","id":"7","result":{`, 7), "other")
     })
 
     it("says unknown when the start does not tell", () => {
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","result":{"a":1},"id":7}`, 7), "unknown")
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","id":7`, 7), "unknown") // the id may be cut
-      assert.strictEqual(Http.classifyHead(`{"jsonrpc":"2.0","id":7,"xxxxxxxx`, 7), "unknown")
-      assert.strictEqual(Http.classifyHead(`[{"jsonrpc":"2.0","id":7,"result":{`, 7), "unknown")
-      assert.strictEqual(Http.classifyHead("", 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","result":{"a":1},"id":7}`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","id":7`, 7), "unknown") // the id may be cut
+      assert.strictEqual(SseBody.classifyHead(`{"jsonrpc":"2.0","id":7,"xxxxxxxx`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(`[{"jsonrpc":"2.0","id":7,"result":{`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead("", 7), "unknown")
     })
 
     it("never throws on what is not JSON", () => {
-      assert.strictEqual(Http.classifyHead(String.raw`{"id":"\x","result":{`, 7), "unknown")
-      assert.strictEqual(Http.classifyHead(`{"id":01,"result":{`, 7), "unknown")
-      assert.strictEqual(Http.classifyHead(String.raw`{"\q":1,"id":7,"result":{`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(String.raw`{"id":"\x","result":{`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(`{"id":01,"result":{`, 7), "unknown")
+      assert.strictEqual(SseBody.classifyHead(String.raw`{"\q":1,"id":7,"result":{`, 7), "unknown")
     })
   })
 })

@@ -1,0 +1,226 @@
+/**
+ * Reading an SSE body: events delivered as they arrive, per-event caps, and the accounting that
+ * logs problems and closes a stream of garbage.
+ *
+ * @internal
+ */
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import type { ConnectionError } from "../../McpError.js"
+import { ResponseTooLargeError } from "../../McpError.js"
+import * as Limits from "../limits.js"
+import { summarize } from "../wire/ndjson.js"
+import { makeSseParser } from "../wire/sse.js"
+import type { SseEvent, SseParser } from "../wire/sse.js"
+import { bodyStream, isIdentity, readChunks, readerOf, transportError } from "./http.js"
+import type { HttpSettings } from "./http.js"
+
+/** @internal */
+export interface SseReadOptions {
+  /**
+   * Takes one event; returns `false` for one it could not use (not JSON, say): that is logged
+   * (the first at once, then a count) and counts towards closing a stream of garbage.
+   */
+  readonly onEvent: (event: SseEvent) => boolean | void
+  readonly onRetry: (millis: number) => void
+  readonly lastEventId: (id: string) => void
+  /**
+   * The id of the request whose reply this stream is. An oversized event that starts as that
+   * request's response is reported at once to `onResponseTooLarge` (the stream goes on); one that
+   * cannot be told apart from it, or a stream closed as garbage after oversized events, makes the
+   * read fail with `ResponseTooLargeError` when it ends. Without it, a stream closed as garbage
+   * fails with `ConnectionError`, which its owner treats as any dropped stream (re-opening it).
+   */
+  readonly responseId?: string | number | undefined
+  readonly onResponseTooLarge?: ((error: ResponseTooLargeError) => void) | undefined
+}
+
+// JSON's own grammar for strings and numbers, so that what matched always parses.
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`
+const KEY = new RegExp(String.raw`\s*(${STRING})\s*:\s*`, "y")
+const VALUE = new RegExp(
+  String.raw`(${STRING}|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*([,}])?`,
+  "y"
+)
+
+/**
+ * What the start of a skipped event's data says it was, read as the leading members of a
+ * JSON-RPC object up to the first value it does not hold whole: the response to `responseId`
+ * (that `id`, a `result` or `error` member and no `method` before the value that did not fit),
+ * another message, or `"unknown"` (the id comes later, or the data is not an object).
+ *
+ * @internal
+ */
+export const classifyHead = (head: string, responseId: string | number): "response" | "other" | "unknown" => {
+  const open = /^\s*\{/.exec(head)
+  if (open === null) return "unknown"
+  let pos = open[0].length
+  let id: unknown = undefined
+  let answer = false
+  for (;;) {
+    KEY.lastIndex = pos
+    const key = KEY.exec(head)
+    if (key === null) break
+    pos = KEY.lastIndex
+    const name: unknown = JSON.parse(key[1]!)
+    if (name === "method") return "other"
+    if (name === "result" || name === "error") answer = true
+    VALUE.lastIndex = pos
+    const value = VALUE.exec(head)
+    if (value === null) break
+    pos = VALUE.lastIndex
+    // A value not followed by its delimiter may have been cut (an id `12` of `123`).
+    if (name === "id" && value[2] !== undefined) id = JSON.parse(value[1]!)
+    if (value[2] !== ",") break
+  }
+  if (id === undefined) return "unknown"
+  return id === responseId && answer ? "response" : id === responseId ? "unknown" : "other"
+}
+
+/**
+ * One SSE stream's accounting: its parser, the problems to log (the first of each kind at once,
+ * a count when the stream ends), and the rule that closes a stream of garbage: more than
+ * `MAX_UNUSABLE_SSE_EVENTS` unusable events in a row, or more than `MAX_SKIPPED_SSE_BYTES` (or
+ * 4 × the event cap) bytes of skipped events, with no usable event between.
+ */
+const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
+  const logs: Array<string> = []
+  const maxSkipped = Math.max(Limits.MAX_SKIPPED_SSE_BYTES, 4 * s.maxEventBytes)
+  let oversized = 0
+  let malformed = 0
+  let badIds = 0
+  let unusable = 0
+  let skippedAtUsable = 0
+  let unidentified = false
+  const parser: SseParser = makeSseParser({
+    maxEventBytes: s.maxEventBytes,
+    maxEventIdLength: Limits.MAX_EVENT_ID_LENGTH,
+    onEvent: (event) => {
+      if (options.onEvent(event) === false) {
+        unusable++
+        if (malformed++ === 0) {
+          logs.push(`skipped a malformed message (${summarize(event.data.slice(0, 4096))}); later ones are counted`)
+        }
+      } else {
+        unusable = 0
+        skippedAtUsable = parser.skippedBytes()
+      }
+    },
+    onRetry: options.onRetry,
+    onProblem: (problem, detail, head) => {
+      if (problem === "invalid-event-id") {
+        if (badIds++ === 0) logs.push(`ignored an invalid event id (${detail}); later ones are counted`)
+        return
+      }
+      unusable++
+      if (oversized++ === 0) {
+        const what = summarize(head)
+        logs.push(
+          `skipped an event over the ${s.maxEventBytes}-byte cap (${detail}${
+            what === "" ? "" : `, ${what}`
+          }); later ones are counted`
+        )
+      }
+      const responseId = options.responseId
+      if (responseId === undefined) return
+      const kind = classifyHead(head, responseId)
+      if (kind === "response") {
+        options.onResponseTooLarge?.(new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes }))
+      } else if (kind === "unknown") {
+        unidentified = true
+      }
+    }
+  })
+  // The parser's last event id is the spec's: it also counts ids of events without data.
+  let reported: string | undefined
+  let garbage = false
+  const flush = Effect.suspend(() =>
+    logs.length === 0 ? Effect.void : Effect.logWarning(`${s.server}: SSE stream: ${logs.splice(0).join("; ")}`)
+  )
+  return {
+    /** Parses a chunk; `false` once the stream is garbage and must be closed. */
+    push: (chunk: Uint8Array): boolean => {
+      parser.push(chunk)
+      const id = parser.lastEventId()
+      if (id !== undefined && id !== reported) {
+        reported = id
+        options.lastEventId(id)
+      }
+      garbage = unusable > Limits.MAX_UNUSABLE_SSE_EVENTS || parser.skippedBytes() - skippedAtUsable > maxSkipped
+      return !garbage
+    },
+    hasLogs: () => logs.length > 0,
+    flush,
+    /** Ends the parse, logs the counts, and says how the read ends. */
+    end: <E>(read: Either.Either<void, E>): Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> =>
+      Effect.suspend(() => {
+        parser.end()
+        if (oversized > 1 || malformed > 1 || badIds > 1) {
+          logs.push(
+            `it ended having skipped ${oversized} events over the cap and ${malformed} malformed messages, and ignored ${badIds} invalid event ids`
+          )
+        }
+        if (garbage) {
+          logs.push(
+            `closed after ${unusable} unusable events and ${
+              parser.skippedBytes() - skippedAtUsable
+            } skipped bytes with no usable event`
+          )
+        }
+        const tooLarge = new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes })
+        const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = unidentified
+          ? Effect.fail(tooLarge)
+          : !garbage
+          ? read
+          : options.responseId !== undefined && oversized > 0
+          ? Effect.fail(tooLarge)
+          : Effect.fail(transportError(s, "the SSE stream sent only unusable events"))
+        return Effect.zipRight(flush, outcome)
+      })
+  }
+}
+
+/**
+ * Reads an SSE body to its end, delivering events as they arrive (never buffering the whole
+ * body). The caps are per event (one event, hence one line, at most `maxEventBytes`), never per
+ * stream: a stream may carry any number of events over its life. An oversized event is skipped
+ * as it arrives and the stream goes on; only a stream of garbage is closed (see `sseAccount`).
+ * Problems are logged without payloads, the first of each kind at once, a count at the end.
+ *
+ * @internal
+ */
+export const readSse = (
+  s: HttpSettings,
+  response: HttpClientResponse.HttpClientResponse,
+  options: SseReadOptions
+): Effect.Effect<void, ConnectionError | ResponseTooLargeError> =>
+  Effect.suspend(() => {
+    const account = sseAccount(s, options)
+    const reader = isIdentity(response.headers["content-encoding"]) ? readerOf(response) : undefined
+    if (reader !== undefined) {
+      // Chunks are parsed as they arrive, in the response's callback; problems are logged from
+      // there with this fiber's services (its logger), as soon as they are found.
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+        Effect.flatMap(
+          Effect.either(readChunks(s, reader, (chunk) => {
+            const open = account.push(chunk)
+            if (account.hasLogs()) Runtime.runFork(runtime)(account.flush)
+            return open
+          })),
+          account.end
+        ))
+    }
+    return Effect.flatMap(
+      Effect.either(
+        Stream.runForEachWhile(bodyStream(s, response, Infinity), (chunk) =>
+          Effect.suspend(() => {
+            const open = account.push(chunk)
+            return account.hasLogs() ? Effect.as(account.flush, open) : Effect.succeed(open)
+          }))
+      ),
+      account.end
+    )
+  })
