@@ -8,336 +8,30 @@ import * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as Zlib from "node:zlib"
 import type * as Api from "../FakeHttpServer.js"
 import * as FakeServer from "../FakeServer.js"
+import { makeFaults, MiB } from "./httpFaults.js"
+import {
+  accepts,
+  acceptsGzip,
+  dataLines,
+  header,
+  headersOf,
+  idKey,
+  idOf,
+  isObject,
+  type Message,
+  methodOf,
+  progressTokenOf
+} from "./httpMessage.js"
+import { jsonError, plain, sendJson } from "./httpResponse.js"
+import { type EventStream, newStream, parseEventId, type Pending, type Session } from "./httpSession.js"
+import { makeLegacySse } from "./legacySse.js"
+import { openSse, type Sink } from "./sseSink.js"
 
-const KiB = 1024
-const MiB = 1024 * KiB
-const GiB = 1024 * MiB
 const MAX_BODY = 16 * MiB
 const MAX_POST_STREAMS = 64
 const PROTOCOL_VERSIONS = new Set(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
-const EVIL_ENDPOINT = "http://evil.example/message"
-
-type JsonRpcId = string | number
-type Message = Record<string, unknown>
-
-const isObject = (u: unknown): u is Message => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const idOf = (m: Message): JsonRpcId | undefined =>
-  typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined
-
-const methodOf = (m: Message): string | undefined => typeof m.method === "string" ? m.method : undefined
-
-const idKey = (id: JsonRpcId): string => typeof id === "number" ? `n${id}` : `s${id}`
-
-const progressTokenOf = (m: Message): unknown => {
-  const params = isObject(m.params) ? m.params : undefined
-  const meta = params !== undefined && isObject(params._meta) ? params._meta : undefined
-  return meta?.progressToken
-}
-
-const headersOf = (req: Http.IncomingMessage): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return out
-}
-
-const header = (req: Http.IncomingMessage, name: string): string | undefined => {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value.join(", ") : value
-}
-
-const accepts = (req: Http.IncomingMessage, type: string): boolean =>
-  (header(req, "accept") ?? "").toLowerCase().includes(type)
-
-const acceptsGzip = (req: Http.IncomingMessage): boolean => /\bgzip\b/i.test(header(req, "accept-encoding") ?? "")
-
-const dataLines = (text: string): string => text.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("")
-
-// ---------------------------------------------------------------------------------------------
-// Plain responses
-// ---------------------------------------------------------------------------------------------
-
-const plain = (res: Http.ServerResponse, status: number, text: string, headers: Record<string, string> = {}) => {
-  if (res.headersSent || res.destroyed) return
-  res.writeHead(status, { "content-type": "text/plain", "content-length": Buffer.byteLength(text), ...headers })
-  res.end(text)
-}
-
-const sendJson = (
-  res: Http.ServerResponse,
-  status: number,
-  value: unknown,
-  options: { readonly gzip?: boolean; readonly dead?: boolean; readonly headers?: Record<string, string> } = {}
-) => {
-  if (res.headersSent || res.destroyed) return
-  let body = Buffer.from(JSON.stringify(value), "utf8")
-  const headers: Record<string, string | number> = { "content-type": "application/json", ...options.headers }
-  if (options.gzip === true) {
-    body = Zlib.gzipSync(body)
-    headers["content-encoding"] = "gzip"
-  }
-  if (options.dead === true) {
-    // Chunked, so destroying the socket leaves the body without its terminating chunk.
-    res.writeHead(status, headers)
-    res.write(body, () => res.destroy())
-    return
-  }
-  headers["content-length"] = body.length
-  res.writeHead(status, headers)
-  res.end(body)
-}
-
-const jsonError = (
-  res: Http.ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  extra: { readonly id?: JsonRpcId | undefined; readonly data?: unknown } = {}
-) =>
-  sendJson(res, status, {
-    jsonrpc: "2.0",
-    ...(extra.id !== undefined ? { id: extra.id } : {}),
-    error: { code, message, ...("data" in extra ? { data: extra.data } : {}) }
-  })
-
-/** Writes chunks with backpressure until `next` runs out (then ends) or the client goes away. */
-const pump = (res: Http.ServerResponse, next: () => Buffer | undefined) => {
-  const loop = () => {
-    while (!res.destroyed && !res.writableEnded) {
-      const chunk = next()
-      if (chunk === undefined) return res.end()
-      if (!res.write(chunk)) return res.once("drain", loop)
-    }
-  }
-  loop()
-}
-
-let bombMember: Buffer | undefined
-// One gzip member inflating to 1 MiB of "0"; members concatenate into one valid gzip body.
-const bombChunk = (): Buffer => (bombMember ??= Zlib.gzipSync(Buffer.alloc(MiB, 0x30), { level: 9 }))
-
-const sendBomb = (res: Http.ServerResponse, id: JsonRpcId, sse: boolean, bytes: number) => {
-  const prefix = `${sse ? "event: message\ndata: " : ""}{"jsonrpc":"2.0","id":${
-    JSON.stringify(id)
-  },"result":{"content":[{"type":"text","text":"`
-  res.writeHead(200, { "content-type": sse ? "text/event-stream" : "application/json", "content-encoding": "gzip" })
-  res.write(Zlib.gzipSync(prefix))
-  let left = bytes
-  pump(res, () => {
-    if (left <= 0) return undefined
-    if (left >= MiB) {
-      left -= MiB
-      return bombChunk()
-    }
-    const last = Zlib.gzipSync(Buffer.alloc(left, 0x30))
-    left = 0
-    return last
-  })
-}
-
-const sendUnterminated = (res: Http.ServerResponse, bytes: number) => {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-  res.write("data: ")
-  const chunk = Buffer.alloc(64 * KiB, 0x78)
-  let left = bytes
-  pump(res, () => {
-    if (left <= 0) return undefined
-    const size = Math.min(left, chunk.length)
-    left -= size
-    return size === chunk.length ? chunk : chunk.subarray(0, size)
-  })
-}
-
-// ---------------------------------------------------------------------------------------------
-// SSE sinks: one HTTP response carrying events, optionally gzipped
-// ---------------------------------------------------------------------------------------------
-
-interface Sink {
-  readonly write: (text: string) => void
-  readonly end: () => void
-  readonly destroy: () => void
-  /** Destroys the socket once everything written so far has been handed to the kernel. */
-  readonly destroyAfterFlush: () => void
-  readonly isOpen: () => boolean
-  readonly onClose: (f: () => void) => void
-}
-
-const openSse = (res: Http.ServerResponse, gzip: boolean, headers: Record<string, string> = {}): Sink => {
-  res.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    ...(gzip ? { "content-encoding": "gzip" } : {}),
-    ...headers
-  })
-  res.flushHeaders()
-  let ending = false
-  let inFlight = 0
-  let waiters: Array<() => void> = []
-  const settled = () => {
-    inFlight--
-    if (inFlight === 0) {
-      const ready = waiters
-      waiters = []
-      ready.forEach((f) => f())
-    }
-  }
-  const whenDrained = (f: () => void) => (inFlight === 0 ? f() : waiters.push(f))
-  const raw = (chunk: string | Buffer) => {
-    if (res.destroyed || res.writableEnded) return
-    inFlight++
-    res.write(chunk, settled)
-  }
-  const isOpen = () => !ending && !res.destroyed && !res.writableEnded
-  const gz = gzip ? Zlib.createGzip() : undefined
-  if (gz !== undefined) {
-    gz.on("data", raw)
-    gz.on("end", () => {
-      if (!res.destroyed) res.end()
-    })
-    gz.on("error", () => res.destroy())
-  }
-  const flushed = (f: () => void) =>
-    gz === undefined ? whenDrained(f) : gz.flush(Zlib.constants.Z_SYNC_FLUSH, () => setImmediate(() => whenDrained(f)))
-  return {
-    write: (text) => {
-      if (!isOpen()) return
-      if (gz === undefined) return raw(text)
-      gz.write(text)
-      gz.flush(Zlib.constants.Z_SYNC_FLUSH)
-    },
-    end: () => {
-      if (!isOpen()) return
-      ending = true
-      if (gz === undefined) res.end()
-      else gz.end()
-    },
-    destroy: () => {
-      ending = true
-      res.destroy()
-    },
-    destroyAfterFlush: () => {
-      if (!isOpen()) return
-      ending = true
-      flushed(() => res.destroy())
-    },
-    isOpen,
-    onClose: (f) => res.on("close", f)
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Streamable HTTP state
-// ---------------------------------------------------------------------------------------------
-
-interface EventStream {
-  /** `get` for the standalone GET stream, `r<n>` for the stream of the n-th SSE POST. */
-  readonly key: string
-  seq: number
-  /** The highest seq written to a connection (undelivered events wait for the next GET). */
-  delivered: number
-  readonly history: Array<{ readonly seq: number; readonly text: string }>
-  sink: Sink | undefined
-  /** A POST stream whose response was emitted. */
-  done: boolean
-}
-
-interface Pending {
-  readonly method: string
-  readonly token: unknown
-  readonly stream: EventStream | undefined
-  readonly json: ((message: Message) => void) | undefined
-  readonly cut: boolean
-  readonly dead: boolean
-}
-
-interface Session {
-  readonly id: string | undefined
-  readonly scope: Scope.CloseableScope
-  connection: { readonly receive: (message: unknown) => void }
-  readonly standalone: EventStream
-  readonly streams: Map<string, EventStream>
-  readonly pending: Map<string, Pending>
-  readonly jsonWaiting: Set<Http.ServerResponse>
-  nextStream: number
-  current: Pending | undefined
-  ended: boolean
-}
-
-interface LegacySession {
-  readonly id: string
-  readonly sink: Sink
-  readonly scope: Scope.CloseableScope
-  readonly connection: { readonly receive: (message: unknown) => void }
-  ended: boolean
-}
-
-const newStream = (key: string): EventStream => ({
-  key,
-  seq: 0,
-  delivered: 0,
-  history: [],
-  sink: undefined,
-  done: false
-})
-
-const parseEventId = (id: string): { readonly key: string; readonly seq: number } | undefined => {
-  const dash = id.lastIndexOf("-")
-  if (dash <= 0) return undefined
-  const seq = Number(id.slice(dash + 1))
-  return Number.isInteger(seq) && seq >= 0 ? { key: id.slice(0, dash), seq } : undefined
-}
-
-// ---------------------------------------------------------------------------------------------
-// Faults
-// ---------------------------------------------------------------------------------------------
-
-interface Armed<A> {
-  readonly settings: A
-  readonly method: string
-  readonly times: number
-  used: number
-}
-
-const arm = <A extends Api.FaultScope>(value: boolean | A | undefined, defaults: A): Armed<A> | undefined => {
-  if (value === undefined || value === false) return undefined
-  const settings = value === true ? defaults : value
-  return { settings, method: settings.method ?? "tools/call", times: settings.times ?? Infinity, used: 0 }
-}
-
-const fire = <A>(armed: Armed<A> | undefined, method: string | undefined): A | undefined => {
-  if (armed === undefined) return undefined
-  if (armed.method !== "*" && armed.method !== method) return undefined
-  if (armed.used >= armed.times) return undefined
-  armed.used++
-  return armed.settings
-}
-
-type Status4xx = Exclude<Api.Faults["status4xx"], boolean | undefined>
-type Sized = Api.FaultScope & { readonly bytes?: number | undefined }
-type Redirect = Exclude<Api.Faults["redirect"], boolean | undefined>
-type Unanswered = Exclude<Api.Faults["unansweredJson"], boolean | undefined>
-
-const unansweredBody = (reply: Unanswered["reply"], id: JsonRpcId): string => {
-  if (typeof reply === "object") return JSON.stringify({ jsonrpc: "2.0", id: reply.id, result: {} })
-  switch (reply ?? "empty") {
-    case "otherId":
-      return JSON.stringify({ jsonrpc: "2.0", id: typeof id === "number" ? id + 1000 : `${id}-other`, result: {} })
-    case "notifications":
-      return JSON.stringify([1, 2].map((n) => ({
-        jsonrpc: "2.0",
-        method: "notifications/message",
-        params: { level: "info", data: `not the response (${n})` }
-      })))
-    default:
-      return ""
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -380,53 +74,18 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     let globalSession: Session | undefined
     // 2026-07-28 requests carry no session: they share one stateless connection to the fake.
     let modernSession: Session | undefined
-    const legacySessions = new Map<string, LegacySession>()
     const getSinks = new Set<Sink>()
     let foreignUrl = ""
 
-    // --- faults -------------------------------------------------------------------------------
-
-    let status5xxLeft = 0
-    let status4xx: Armed<Status4xx> | undefined
-    let cut: Armed<Api.FaultScope> | undefined
-    let dead: Armed<Api.FaultScope> | undefined
-    let bomb: Armed<Sized> | undefined
-    let unterminated: Armed<Sized> | undefined
-    let redirect: Armed<Redirect> | undefined
-    let stall: Armed<Api.FaultScope> | undefined
-    let unanswered: Armed<Unanswered> | undefined
+    const faults = makeFaults(responseMode, () => foreignUrl)
     // Stalled POSTs, handled when released (unless their client went away).
     const stalled: Array<() => void> = []
-    let retryZero = false
-    let hostileId: string | undefined
-    let offOrigin: boolean | string = false
-
-    const setFaults = (faults: Api.Faults) => {
-      if ("status5xxTimes" in faults) status5xxLeft = faults.status5xxTimes ?? 0
-      if ("status4xx" in faults) status4xx = arm(faults.status4xx, {})
-      if ("cutAfterNotifications" in faults) cut = arm(faults.cutAfterNotifications, {})
-      if ("deadSocketAfterResult" in faults) dead = arm(faults.deadSocketAfterResult, {})
-      if ("gzipBomb" in faults) bomb = arm(faults.gzipBomb, {})
-      if ("unterminatedEvent" in faults) unterminated = arm(faults.unterminatedEvent, {})
-      if ("redirect" in faults) redirect = arm(faults.redirect, {})
-      if ("stall" in faults) stall = arm(faults.stall, {})
-      if ("unansweredJson" in faults) unanswered = arm(faults.unansweredJson, {})
-      if ("retryZero" in faults) retryZero = faults.retryZero === true
-      if ("longEventId" in faults) {
-        const value = faults.longEventId
-        hostileId = value === undefined || value === false
-          ? undefined
-          : value === true
-          ? "e".repeat(10 * KiB)
-          : value.id
-      }
-      if ("offOriginEndpoint" in faults) offOrigin = faults.offOriginEndpoint ?? false
-    }
-    setFaults(options)
+    faults.set(options)
+    const legacy = makeLegacySse({ fake, runtime, gzipFor, getSinks, offOrigin: faults.offOrigin })
 
     // --- Streamable HTTP events -----------------------------------------------------------------
 
-    const eventId = (stream: EventStream, seq: number) => hostileId ?? `${stream.key}-${seq}`
+    const eventId = (stream: EventStream, seq: number) => faults.hostileId() ?? `${stream.key}-${seq}`
 
     const record = (stream: EventStream, text: string) => {
       stream.history.push({ seq: stream.seq, text })
@@ -617,52 +276,6 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
 
     // --- request handlers -----------------------------------------------------------------------
 
-    /** Answers a matching short-circuiting fault; true when it did. */
-    const shortCircuit = (
-      req: Http.IncomingMessage,
-      res: Http.ServerResponse,
-      message: Message,
-      sseAllowed: boolean
-    ): boolean => {
-      const method = methodOf(message)
-      const id = idOf(message)
-      const redirected = fire(redirect, method)
-      if (redirected !== undefined) {
-        res.writeHead(redirected.status ?? 307, { location: redirected.to ?? `${foreignUrl}${req.url ?? "/"}` })
-        res.end()
-        return true
-      }
-      const rejected = fire(status4xx, method)
-      if (rejected !== undefined) {
-        jsonError(res, rejected.status ?? 400, -32600, rejected.message ?? "Invalid Request (scripted)", {
-          id,
-          data: "data" in rejected ? rejected.data : { reason: "scripted status4xx" }
-        })
-        return true
-      }
-      if (id === undefined || method === undefined) return false
-      const unansweredReply = fire(unanswered, method)
-      if (unansweredReply !== undefined) {
-        const body = unansweredBody(unansweredReply.reply, id)
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-        res.end(body)
-        return true
-      }
-      const bombed = fire(bomb, method)
-      if (bombed !== undefined) {
-        sendBomb(res, id, sseAllowed && responseMode === "sse", bombed.bytes ?? GiB)
-        return true
-      }
-      if (sseAllowed) {
-        const endless = fire(unterminated, method)
-        if (endless !== undefined) {
-          sendUnterminated(res, endless.bytes ?? 100 * MiB)
-          return true
-        }
-      }
-      return false
-    }
-
     const postMcp = (
       hostile: boolean,
       req: Http.IncomingMessage,
@@ -672,7 +285,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       if (strictAccept && !(accepts(req, "application/json") && accepts(req, "text/event-stream"))) {
         return jsonError(res, 406, -32000, "Not Acceptable: accept both application/json and text/event-stream")
       }
-      if (hostile && shortCircuit(req, res, message, true)) return
+      if (hostile && faults.shortCircuit(req, res, message, true)) return
       const method = methodOf(message)
       const id = idOf(message)
       const initializing = method === "initialize" && id !== undefined
@@ -686,8 +299,8 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       const sessionHeader: Record<string, string> = initializing && session.id !== undefined
         ? { "mcp-session-id": session.id }
         : {}
-      const isCut = hostile && responseMode === "sse" && fire(cut, method) !== undefined
-      const isDead = hostile && fire(dead, method) !== undefined
+      const isCut = hostile && responseMode === "sse" && faults.cut(method)
+      const isDead = hostile && faults.dead(method)
       let pending: Pending
       if (responseMode === "sse") {
         const stream = openPostStream(session)
@@ -755,7 +368,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       getSinks.add(sink)
       sink.onClose(() => getSinks.delete(sink))
       attach(stream, sink, after)
-      if (retryZero && sink.isOpen()) {
+      if (faults.retryZero() && sink.isOpen()) {
         sink.write(`id: ${eventId(stream, stream.seq)}\nretry: 0\ndata: \n\n`)
         if (stream.sink === sink) stream.sink = undefined
         sink.end()
@@ -770,51 +383,8 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
       res.writeHead(200).end()
     }
 
-    const endLegacy = (legacy: LegacySession, abrupt: boolean) => {
-      if (legacy.ended) return
-      legacy.ended = true
-      legacySessions.delete(legacy.id)
-      if (abrupt) legacy.sink.destroy()
-      else legacy.sink.end()
-      runFork(Scope.close(legacy.scope, Exit.void))
-    }
-
-    const openLegacy = (hostile: boolean, req: Http.IncomingMessage, res: Http.ServerResponse) => {
-      const id = Crypto.randomUUID()
-      const sink = openSse(res, gzipFor(req))
-      getSinks.add(sink)
-      const endpoint = hostile && offOrigin !== false
-        ? (offOrigin === true ? `${EVIL_ENDPOINT}?sessionId=${id}` : offOrigin)
-        : `/message?sessionId=${id}`
-      sink.write(`event: endpoint\ndata: ${endpoint}\n\n`)
-      const scope = runSync(Scope.make())
-      const connection = runSync(Scope.extend(
-        fake.serve({
-          send: (message) => sink.write(`event: message\n${dataLines(JSON.stringify(message))}\n`),
-          sendRaw: (text) => sink.write(`event: message\n${dataLines(text)}\n`),
-          close: () => endLegacy(legacy, true)
-        }),
-        scope
-      ))
-      const legacy: LegacySession = { id, sink, scope, connection, ended: false }
-      legacySessions.set(id, legacy)
-      sink.onClose(() => {
-        getSinks.delete(sink)
-        endLegacy(legacy, true)
-      })
-    }
-
-    const postLegacy = (url: URL, res: Http.ServerResponse, message: Message) => {
-      const id = url.searchParams.get("sessionId")
-      if (id === null) return jsonError(res, 400, -32000, "Bad Request: sessionId is required")
-      const legacy = legacySessions.get(id)
-      if (legacy === undefined) return jsonError(res, 404, -32001, "Session not found")
-      plain(res, 202, "Accepted")
-      legacy.connection.receive(message)
-    }
-
     const postRpc = (hostile: boolean, req: Http.IncomingMessage, res: Http.ServerResponse, message: Message) => {
-      if (hostile && shortCircuit(req, res, message, false)) return
+      if (hostile && faults.shortCircuit(req, res, message, false)) return
       const id = idOf(message)
       const method = methodOf(message)
       const scope = runSync(Scope.make())
@@ -831,7 +401,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         )
         return finish()
       }
-      const isDead = hostile && fire(dead, method) !== undefined
+      const isDead = hostile && faults.dead(method)
       const gzip = gzipFor(req)
       res.on("close", finish)
       const connection = runSync(Scope.extend(
@@ -856,8 +426,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
     const handle = (hostile: boolean, req: Http.IncomingMessage, res: Http.ServerResponse, text: string) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       const method = req.method ?? "GET"
-      if (hostile && method === "POST" && status5xxLeft > 0) {
-        status5xxLeft--
+      if (hostile && method === "POST" && faults.status5xx()) {
         return plain(res, 503, "Service Unavailable (scripted)")
       }
       const parse = (): Message | undefined => {
@@ -878,7 +447,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
           if (method !== "POST") return plain(res, 405, "Method Not Allowed", { allow: "GET, POST, DELETE" })
           const message = parse()
           if (message === undefined) return
-          if (hostile && fire(stall, methodOf(message)) !== undefined) {
+          if (hostile && faults.stall(methodOf(message))) {
             let gone = false
             res.once("close", () => (gone = true))
             stalled.push(() => gone ? undefined : postMcp(hostile, req, res, message))
@@ -888,12 +457,12 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         }
         case "/sse":
           return method === "GET"
-            ? openLegacy(hostile, req, res)
+            ? legacy.open(hostile, req, res)
             : plain(res, 405, "Method Not Allowed", { allow: "GET" })
         case "/message": {
           if (method !== "POST") return plain(res, 405, "Method Not Allowed", { allow: "POST" })
           const message = parse()
-          return message === undefined ? undefined : postLegacy(url, res, message)
+          return message === undefined ? undefined : legacy.post(url, res, message)
         }
         case "/rpc": {
           if (method !== "POST") return plain(res, 405, "Method Not Allowed", { allow: "POST" })
@@ -948,7 +517,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         for (const session of [...sessions.values(), ...(globalSession !== undefined ? [globalSession] : [])]) {
           endSession(session, true)
         }
-        for (const legacy of [...legacySessions.values()]) endLegacy(legacy, true)
+        legacy.endAll(true)
       })
     )
 
@@ -965,7 +534,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         for (const session of [...sessions.values(), ...(globalSession !== undefined ? [globalSession] : [])]) {
           endSession(session, false)
         }
-        for (const legacy of [...legacySessions.values()]) endLegacy(legacy, false)
+        legacy.endAll(false)
       }),
       notify: (method, params) => fake.notify(method, params),
       cutGetStreams: Effect.sync(() => {
@@ -986,7 +555,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
           }
         }),
       releaseStalled: Effect.sync(() => stalled.splice(0).forEach((handle) => handle())),
-      setFaults: (faults) => Effect.sync(() => setFaults(faults))
+      setFaults: (next) => Effect.sync(() => faults.set(next))
     }
     return server
   })
