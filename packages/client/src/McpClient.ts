@@ -37,7 +37,8 @@ import type {
   RequestOptions,
   ServerConnection,
   TaskCallOptions,
-  TaskError as ServerTaskError
+  TaskError as ServerTaskError,
+  UnsafeCallTool
 } from "./ServerConnection.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Task from "./Task.js"
@@ -198,6 +199,19 @@ export interface Service {
     args?: Record<string, unknown>,
     options?: CallOptions
   ) => Effect.Effect<McpSchema.CallToolResult, CallToolError>
+  /**
+   * `callTool` without a fiber, for callers outside Effect (the Promise facade), when the
+   * server is known without a lookup (one server, or `options.server`) and its connection can
+   * (see `ServerConnection.UnsafeCallTool`); `undefined` otherwise: use `callTool`.
+   */
+  readonly unsafeCallTool?:
+    | ((
+      name: string,
+      args: Record<string, unknown> | undefined,
+      options: CallOptions | undefined,
+      onDone: Parameters<UnsafeCallTool>[3]
+    ) => (() => void) | undefined)
+    | undefined
   /**
    * A tool call as a stream: its progress as it arrives, then the result (validated like
    * `callTool`'s) as the last chunk.

@@ -12,6 +12,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/rpc/rpcPeer.js"
 import type { AuthFailure } from "./McpAuth.js"
@@ -109,6 +110,20 @@ export interface RpcPeer {
     params: Record<string, unknown> | undefined,
     options?: RequestOptions
   ) => Effect.Effect<unknown, RequestError>
+  /**
+   * `request` without a fiber, where the transport writes synchronously (stdio; `undefined`
+   * elsewhere): the request is written at once and `onExit` is called once with its outcome
+   * (response, error, timeout or closed connection). Returns the function that abandons it
+   * (forgotten, and `notifications/cancelled` sent), or the error that kept it from being sent.
+   */
+  readonly unsafeRequest?:
+    | ((
+      method: string,
+      params: Record<string, unknown> | undefined,
+      options: RequestOptions | undefined,
+      onExit: (exit: Exit.Exit<unknown, RequestError>) => void
+    ) => (() => void) | RequestError)
+    | undefined
   readonly notify: (
     method: string,
     params?: Record<string, unknown>,

@@ -188,6 +188,27 @@ export interface Options {
 }
 
 /**
+ * Calls a tool without an effect, where the connection can right now: an open session on a
+ * transport that writes synchronously (stdio), no tracer, a fixed `requestMeta`, and no tool
+ * definition left to fetch. Returns `undefined` when it cannot (call `callTool` instead), else
+ * the function that abandons the call (`notifications/cancelled` is sent, `onDone` is never
+ * called). `onDone` is called once: with an `Exit` for the usual outcomes (a complete, text-only
+ * result with nothing to validate, or an error), else with the effect that finishes the call
+ * the way `callTool` would (input rounds, tasks, output validation), for the caller to run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type UnsafeCallTool = (
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: RequestOptions | undefined,
+  onDone: (
+    outcome: Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  ) => void
+) => (() => void) | undefined
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -250,6 +271,12 @@ export interface ServerConnection {
     args?: Record<string, unknown>,
     options?: RequestOptions
   ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  /**
+   * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
+   * facade): see `UnsafeCallTool`. Optional: a connection that has none is called through
+   * `callTool`.
+   */
+  readonly unsafeCallTool?: UnsafeCallTool | undefined
   /**
    * Starts a tool as a task and returns its handle at once (2025-11-25: task-augmented, with
    * `ttl`, needs `tasks.requests.tools.call`; 2026-07-28: needs the tasks extension declared,

@@ -6,12 +6,15 @@
  *
  * @since 0.1.0
  */
+import * as ChildProcess from "@mcp-effect/client/ChildProcess"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/fakeServer.js"
+import * as StdioSpawner from "./internal/stdioSpawner.js"
 import type * as Tasks from "./internal/tasks.js"
 
 /**
@@ -238,6 +241,34 @@ export interface FakeServer {
  * @category constructors
  */
 export const make = (definition: Definition): Effect.Effect<FakeServer> => internal.make(definition)
+
+/**
+ * A process spawner whose every process is a stdio connection to `server`, in memory: a
+ * `Stdio.config` server then runs through the stdio transport (line framing, synchronous
+ * writes, process exits) without a process.
+ *
+ * @example
+ * ```ts
+ * import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+ * import * as Stdio from "@mcp-effect/client/Stdio"
+ * import * as FakeServer from "@mcp-effect/testing/FakeServer"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* FakeServer.make({ tools: [FakeServer.tool("echo", () => Effect.succeed("hi"))] })
+ *   const connection = yield* ServerConnection.make(Stdio.config({ name: "fake", command: "fake-server" }), {
+ *     clientInfo: { name: "test", version: "1.0.0" },
+ *     onNotification: () => {}
+ *   }).pipe(Effect.provide(FakeServer.layerSpawner(server)))
+ *   return yield* connection.callTool("echo")
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSpawner = (server: FakeServer): Layer.Layer<ChildProcess.ChildProcessSpawner> =>
+  Layer.succeed(ChildProcess.ChildProcessSpawner, StdioSpawner.make(server))
 
 /**
  * A tool definition from a name, an input schema and a handler.

@@ -152,6 +152,15 @@ export const make = <R>(
         ? servers[0]!.callTool(name, args, callOptions)
         : Effect.flatMap(toolServer(name, callOptions?.server), (c) => c.callTool(name, args, callOptions))
 
+    // Only where the server is known without a lookup: one server, or the one named.
+    const unsafeCallTool: McpClient.Service["unsafeCallTool"] = (name, args, callOptions, onDone) => {
+      const selected = callOptions?.server
+      const connection = selected === undefined
+        ? (servers.length === 1 ? servers[0] : undefined)
+        : servers.find((s) => s.name === selected)
+      return connection?.unsafeCallTool?.(name, args, callOptions, onDone)
+    }
+
     // Task ids are unique only on the server that issued them: a handle names its server, a
     // bare id needs one unless there is only one.
     const taskServer = (
@@ -210,6 +219,7 @@ export const make = <R>(
       listTools,
       findTool,
       callTool,
+      unsafeCallTool,
       callToolStreaming: (name, args, callOptions) =>
         Stream.unwrapScoped(Effect.gen(function*() {
           const mailbox = yield* Mailbox.make<McpClient.ToolChunk, McpClient.CallToolError>()

@@ -11,6 +11,7 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
@@ -105,6 +106,18 @@ export interface RequestPath {
   readonly send: SendNow
   /** `send` for a caller already running: evaluated at once (every step of an effect costs CPU per call). */
   readonly sendNow: SendNow
+  /**
+   * `send` without a fiber, where nothing on the way needs an effect (an open session on a
+   * transport that writes synchronously, no tracer, a fixed host `_meta`): `onExit` gets the
+   * outcome once, and the function returned abandons the request. `undefined`: not possible
+   * now, take `send`.
+   */
+  readonly unsafeSend: (
+    method: string,
+    params: Params,
+    options: RequestOptions | undefined,
+    onExit: (exit: Exit.Exit<unknown, ConnectError>) => void
+  ) => (() => void) | undefined
   /** `send` after the legacy capability gate of `method`. */
   readonly gated: (
     method: string,
@@ -137,7 +150,9 @@ export type WithInput = (
   headers: Record<string, string> | undefined,
   start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined },
   onComplete?: (retried: boolean) => void,
-  onAuthorization?: (sha256: string | undefined) => void
+  onAuthorization?: (sha256: string | undefined) => void,
+  /** The first round's result, already received (see `unsafeSend`): the rounds go on from it. */
+  answered?: { readonly result: unknown }
 ) => Effect.Effect<unknown, ConnectError | InputRequiredError>
 
 /** @internal */

@@ -7,6 +7,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError } from "../../McpError.js"
 import { InputRequiredError, ServerError } from "../../McpError.js"
@@ -17,6 +18,8 @@ import * as Limits from "../limits.js"
 import type { Params, RequestPath, SendNow, Session, Sessions, Shared, WithInput } from "./core.js"
 import { isObject, timeoutOf } from "./core.js"
 import * as Tracing from "./tracing.js"
+
+const noop = () => {}
 
 const peerOptions = (requestOptions: RequestOptions | undefined): RpcPeer.RequestOptions | undefined =>
   requestOptions === undefined ? undefined : {
@@ -50,6 +53,38 @@ export type Needs = Pick<
 export const make = (core: Needs): RequestPath => {
   const { fixedHostMeta, hostMeta, identity, logLevel, server, session } = core
 
+  // A 2026-07-28 request's `_meta` without the caller's own: one object while the version, log
+  // level and declared capabilities (`setRoots` replaces them) stay, so a call allocates none.
+  let sharedMeta: {
+    readonly version: string
+    readonly level: string | undefined
+    readonly capabilities: unknown
+    readonly meta: Record<string, unknown>
+  } | undefined
+  const modernMeta = (host: Record<string, unknown>, version: string) => {
+    const level = logLevel.current
+    const capabilities = identity.capabilities
+    if (
+      sharedMeta === undefined || sharedMeta.version !== version || sharedMeta.level !== level ||
+      sharedMeta.capabilities !== capabilities
+    ) {
+      sharedMeta = {
+        version,
+        level,
+        capabilities,
+        meta: { ...host, ...Protocol.requestMeta(identity, version, level) }
+      }
+    }
+    return sharedMeta.meta
+  }
+
+  const metaOf = (host: Record<string, unknown>, params: Params, version: string) => {
+    const own = params?._meta
+    return host === fixedHostMeta && !isObject(own)
+      ? modernMeta(host, version)
+      : { ...host, ...(isObject(own) ? own : {}), ...Protocol.requestMeta(identity, version, logLevel.current) }
+  }
+
   const untraced: SendNow = (method, params, requestOptions, extraHeaders, onAuthorization, onId) => {
     const options: RpcPeer.RequestOptions | undefined = onAuthorization !== undefined
       ? { ...peerOptions(requestOptions), onId, hints: { onAuthorization } }
@@ -63,11 +98,7 @@ export const make = (core: Needs): RequestPath => {
     const onSession = (s: Session): Effect.Effect<unknown, ConnectError> => {
       if (s.negotiated.era === "legacy") return s.peer.request(method, params, options)
       const withHost = (host: Record<string, unknown>) => {
-        const meta = {
-          ...host,
-          ...(isObject(params?._meta) ? params._meta : {}),
-          ...Protocol.requestMeta(identity, s.negotiated.protocolVersion, logLevel.current)
-        }
+        const meta = metaOf(host, params, s.negotiated.protocolVersion)
         const headers = { ...Protocol.modernHeaders(method, s.negotiated.protocolVersion), ...extraHeaders }
         const once = s.peer.request(method, { ...params, _meta: meta }, {
           ...options,
@@ -119,6 +150,28 @@ export const make = (core: Needs): RequestPath => {
 
   const send: SendNow = (...args) => Effect.suspend(() => sendNow(...args))
 
+  // Only where no step needs an effect: an open session on a transport that writes at once
+  // (such a transport has no response stream to re-issue and no HTTP session to expire), no
+  // tracer, a fixed host `_meta`.
+  const unsafeSend: RequestPath["unsafeSend"] = (method, params, requestOptions, onExit) => {
+    const live = core.live()
+    const unsafeRequest = live?.peer.unsafeRequest
+    if (unsafeRequest === undefined || tracing !== undefined || !live!.peer.isOpen()) return undefined
+    const options = peerOptions(requestOptions)
+    if (live!.negotiated.era === "legacy") {
+      const sent = unsafeRequest(method, params, options, onExit)
+      return typeof sent === "function" ? sent : (onExit(Exit.fail(sent)), noop)
+    }
+    if (fixedHostMeta === undefined) return undefined
+    const sent = unsafeRequest(
+      method,
+      { ...params, _meta: metaOf(fixedHostMeta, params, live!.negotiated.protocolVersion) },
+      options,
+      (exit) => onExit(Exit.isFailure(exit) ? Exit.mapError(exit, Protocol.modernError) : exit)
+    )
+    return typeof sent === "function" ? sent : (onExit(Exit.fail(sent)), noop)
+  }
+
   const gated = (
     method: string,
     params: Params,
@@ -139,6 +192,7 @@ export const make = (core: Needs): RequestPath => {
   return {
     send,
     sendNow,
+    unsafeSend,
     gated,
     complete,
     withInput: (...args) => Effect.suspend(() => withInputNow(...args)),
@@ -153,15 +207,17 @@ export const make = (core: Needs): RequestPath => {
 const makeWithInput = (core: Needs, sendNow: SendNow): WithInput => {
   const { clock, defaultTimeoutMs, options, server, tasksDeclared } = core
   const handlers = options.handlers
-  return (method, params, requestOptions, headers, start, onComplete, onAuthorization) => {
+  return (method, params, requestOptions, headers, start, onComplete, onAuthorization, answered) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
     const round = (
       n: number,
       inputResponses: Record<string, unknown> | undefined,
-      requestState: string | undefined
+      requestState: string | undefined,
+      // The first round's result when it was sent without an effect (`unsafeSend`).
+      answer?: { readonly result: unknown }
     ): Effect.Effect<unknown, ConnectError | InputRequiredError> =>
       Effect.flatMap(
-        sendNow(
+        answer !== undefined ? Effect.succeed(answer.result) : sendNow(
           method,
           inputResponses === undefined && requestState === undefined ? params : {
             ...params,
@@ -257,6 +313,8 @@ const makeWithInput = (core: Needs, sendNow: SendNow): WithInput => {
           )
         }
       )
-    return start === undefined ? round(1, undefined, undefined) : round(1, start.inputResponses, start.requestState)
+    return start === undefined
+      ? round(1, undefined, undefined, answered)
+      : round(1, start.inputResponses, start.requestState, answered)
   }
 }

@@ -5,13 +5,16 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
 import { InvalidResponseError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import type { RequestOptions, ServerConnection } from "../../ServerConnection.js"
+import * as Protocol from "../../Protocol.js"
+import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core, Session } from "./core.js"
@@ -29,6 +32,9 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
+const isHeaderMismatch = (cause: Cause.Cause<ConnectError>) =>
+  Cause.isFailType(cause) && cause.error._tag === "HeaderMismatchError"
+
 const findTool = (tools: ReadonlyArray<McpSchema.Tool>, name: string) => tools.find((t) => t.name === name)
 
 type Augment = (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
@@ -39,6 +45,7 @@ export type ToolMethods = Pick<
   | "listTools"
   | "listToolsPage"
   | "callTool"
+  | "unsafeCallTool"
   | "callToolAsTask"
   | "getTask"
   | "getTaskResult"
@@ -49,7 +56,7 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "withInputNow">
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "withInputNow" | "unsafeSend">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -147,10 +154,12 @@ export const make = (core: Needs): ToolMethods => {
     name: string,
     args: Record<string, unknown> | undefined,
     requestOptions: RequestOptions | undefined,
-    augment: Augment
+    augment: Augment,
+    // What the first request already got when it went out without an effect (`unsafeCallTool`).
+    answered?: { readonly tool: McpSchema.Tool | undefined; readonly exit: Exit.Exit<unknown, ConnectError> }
   ) => {
     // Plain functions until the request goes out: this runs on every call.
-    const under = (tool: McpSchema.Tool | undefined): Effect.Effect<
+    const under = (tool: McpSchema.Tool | undefined, answer?: { readonly result: unknown }): Effect.Effect<
       { readonly raw: unknown; readonly tool: McpSchema.Tool | undefined; readonly era: "legacy" | "modern" },
       ConnectError | InputRequiredError | ValidationError
     > => {
@@ -158,8 +167,9 @@ export const make = (core: Needs): ToolMethods => {
       if (refused !== undefined) return Effect.fail(refused)
       const headers = callHeaders(name, tool, args)
       if (headers instanceof InvalidResponseError) return Effect.fail(headers)
+      const params = augment(callToolParams(name, args), tool)
       return Effect.map(
-        core.withInputNow("tools/call", augment(callToolParams(name, args), tool), requestOptions, headers),
+        core.withInputNow("tools/call", params, requestOptions, headers, undefined, undefined, undefined, answer),
         (raw) => ({ raw, tool, era: core.live()?.negotiated.era ?? "legacy" })
       )
     }
@@ -171,8 +181,14 @@ export const make = (core: Needs): ToolMethods => {
         ? under(findTool(knownTools, name))
         : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
     )
+    const answer = answered?.exit
+    const first = answered === undefined || answer === undefined
+      ? call
+      : Exit.isSuccess(answer)
+      ? Effect.suspend(() => under(answered.tool, { result: answer.value }))
+      : Effect.failCause(answer.cause)
     // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
-    return Effect.catchTag(call, "HeaderMismatchError", () =>
+    return Effect.catchTag(first, "HeaderMismatchError", () =>
       Effect.zipRight(
         Effect.sync(() => {
           core.cache.delete(Lists.listKeys.tools)
@@ -192,11 +208,52 @@ export const make = (core: Needs): ToolMethods => {
 
   // A task-returning call is driven to its end transparently (polled at the server's pace,
   // input requests answered once each, bounded by the task's ttlMs).
+  const finishCall = (
+    requestOptions: RequestOptions | undefined,
+    { era, raw, tool }: {
+      readonly raw: unknown
+      readonly tool: McpSchema.Tool | undefined
+      readonly era: "legacy" | "modern"
+    }
+  ) =>
+    Tasks.isCreated(raw, era)
+      ? Effect.flatMap(tasks.created(raw, tool, era), (task) => tasks.complete(task, requestOptions))
+      : toolResult(raw, tool, era)
+
+  const effectCallTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
+    Effect.flatMap(invokeTool(name, args, requestOptions, withTask), (sent) => finishCall(requestOptions, sent))
+
+  // Without a fiber where the connection can (`core.unsafeSend`): the usual outcome — a
+  // complete, text-only result with nothing to validate, or an error — reaches `onDone` as an
+  // `Exit`; anything else as the effect that goes on from it the general way (input rounds,
+  // tasks, output validation, the -32020 refresh).
+  const unsafeCallTool: UnsafeCallTool = (name, args, requestOptions, onDone) => {
+    if (headersNeedDefinition() || (jsonSchema !== undefined && knownTools === undefined)) return undefined
+    const tool = jsonSchema === undefined ? undefined : findTool(knownTools!, name)
+    if (validation.inputRefusal(tool) !== undefined) return undefined
+    const era = core.live()?.negotiated.era ?? "legacy"
+    return core.unsafeSend("tools/call", withTask(callToolParams(name, args), tool), requestOptions, (exit) => {
+      if (Exit.isSuccess(exit)) {
+        const raw = exit.value
+        if (
+          Protocol.resultTypeOf(raw) === "complete" && !Tasks.isCreated(raw, era) && Decode.isPlainTextResult(raw) &&
+          !validation.checksOutput(tool, raw)
+        ) return onDone(exit as Exit.Exit<McpSchema.CallToolResult>)
+      } else if (!isHeaderMismatch(exit.cause)) return onDone(Exit.failCause(exit.cause))
+      onDone(Effect.flatMap(
+        invokeTool(name, args, requestOptions, withTask, { tool, exit }),
+        (sent) => finishCall(requestOptions, sent)
+      ))
+    })
+  }
+
+  // Where the connection can, the effect waits for the call sent without one.
   const callTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
-    Effect.flatMap(invokeTool(name, args, requestOptions, withTask), ({ era, raw, tool }) =>
-      Tasks.isCreated(raw, era)
-        ? Effect.flatMap(tasks.created(raw, tool, era), (task) => tasks.complete(task, requestOptions))
-        : toolResult(raw, tool, era))
+    Effect.async((resume) => {
+      const abandon = unsafeCallTool(name, args, requestOptions, resume)
+      if (abandon === undefined) return resume(effectCallTool(name, args, requestOptions))
+      return Effect.sync(abandon)
+    })
 
   const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>
     Effect.flatMap(core.session, (s) => {
@@ -225,6 +282,7 @@ export const make = (core: Needs): ToolMethods => {
           Effect.flatMap(core.session, (s) => Effect.map(usable(page.items, s), (items) => ({ ...page, items })))
       ),
     callTool,
+    unsafeCallTool,
     callToolAsTask,
     getTask: tasks.get,
     getTaskResult: tasks.result,

@@ -27,8 +27,8 @@ interface Pending {
   readonly maxTotalTimeoutMs: number | undefined
   readonly cancellable: boolean
   readonly onProgress: ((progress: Progress) => void) | undefined
-  resume: ((effect: Effect.Effect<unknown, RequestError>) => void) | undefined
-  settled: Effect.Effect<unknown, RequestError> | undefined
+  resume: ((exit: Exit.Exit<unknown, RequestError>) => void) | undefined
+  settled: Exit.Exit<unknown, RequestError> | undefined
 }
 
 type Params = Record<string, unknown> | undefined
@@ -69,7 +69,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       }
     }
 
-    const settle = (id: string | number, entry: Pending, result: Effect.Effect<unknown, RequestError>) => {
+    const settle = (id: string | number, entry: Pending, result: Exit.Exit<unknown, RequestError>) => {
       pending.delete(id)
       if (entry.resume !== undefined) entry.resume(result)
       else entry.settled = result
@@ -90,7 +90,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       for (const [id, entry] of pending) {
         if (entry.deadline <= now) {
           const timeoutMs = entry.deadline >= entry.hardDeadline ? entry.maxTotalTimeoutMs! : entry.timeoutMs
-          settle(id, entry, new RequestTimeoutError({ server, method: entry.method, timeoutMs }))
+          settle(id, entry, Exit.fail(new RequestTimeoutError({ server, method: entry.method, timeoutMs })))
           if (entry.cancellable) sendCancelled(id, `timed out after ${timeoutMs} ms`)
         } else if (entry.deadline < earliest) {
           earliest = entry.deadline
@@ -111,7 +111,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     yield* Effect.forkScoped(deadlineLoop)
 
     const failAll = (error: ConnectionError) => {
-      for (const [id, entry] of pending) settle(id, entry, error)
+      const failed = Exit.fail(error)
+      for (const [id, entry] of pending) settle(id, entry, failed)
     }
 
     const onClose = (error: ConnectionError) => {
@@ -145,16 +146,18 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         settle(
           id,
           entry,
-          new ServerError({
-            server,
-            method: entry.method,
-            code: typeof error?.code === "number" ? error.code : -32603,
-            message: typeof error?.message === "string" ? error.message : "Malformed error response",
-            data: error?.data
-          })
+          Exit.fail(
+            new ServerError({
+              server,
+              method: entry.method,
+              code: typeof error?.code === "number" ? error.code : -32603,
+              message: typeof error?.message === "string" ? error.message : "Malformed error response",
+              data: error?.data
+            })
+          )
         )
       } else {
-        settle(id, entry, Effect.succeed(message.result))
+        settle(id, entry, Exit.succeed(message.result))
       }
     }
 
@@ -213,7 +216,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
 
     const onRequestFailed = (id: string | number, error: SendError) => {
       const entry = pending.get(id)
-      if (entry !== undefined) settle(id, entry, Effect.fail(error))
+      if (entry !== undefined) settle(id, entry, Exit.fail(error))
     }
 
     // While the transport handles an auth challenge (a person may be signing in), deadlines stand
@@ -242,6 +245,66 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       Effect.sync(() => onClose(new ConnectionError({ server, message: "connection closed" })))
     )
 
+    /** Puts a request in the pending map, watched by the deadline fiber; its message is not sent yet. */
+    const register = (method: string, params: Params, requestOptions: RequestOptions | undefined) => {
+      const id = nextId++
+      requestOptions?.onId?.(id)
+      const timeoutMs = requestOptions?.timeoutMs ?? options.defaultTimeoutMs
+      const onProgressCallback = requestOptions?.onProgress
+      const resetOnProgress = requestOptions?.resetTimeoutOnProgress === true
+      const maxTotalTimeoutMs = requestOptions?.maxTotalTimeoutMs ?? (resetOnProgress ? 10 * timeoutMs : undefined)
+      let outgoing = params
+      if (onProgressCallback !== undefined || resetOnProgress) {
+        const meta = paramsOf(params?._meta)
+        outgoing = { ...params, _meta: { ...meta, progressToken: id } }
+      }
+      const message = outgoing === undefined
+        ? { jsonrpc: "2.0", id, method }
+        : { jsonrpc: "2.0", id, method, params: outgoing }
+      const startedAt = clock.unsafeCurrentTimeMillis()
+      const hardDeadline = maxTotalTimeoutMs === undefined ? Infinity : startedAt + maxTotalTimeoutMs
+      const entry: Pending = {
+        method,
+        deadline: Math.min(startedAt + timeoutMs, hardDeadline),
+        timeoutMs,
+        resetOnProgress,
+        hardDeadline,
+        maxTotalTimeoutMs,
+        cancellable: requestOptions?.cancellable ?? true,
+        onProgress: onProgressCallback,
+        resume: undefined,
+        settled: undefined
+      }
+      pending.set(id, entry)
+      watchDeadline(entry.deadline)
+      return { id, entry, message }
+    }
+
+    /** A request given up by its caller before its response: forgotten, and cancelled on the wire. */
+    const abandon = (id: number, entry: Pending) => {
+      if (pending.delete(id) && entry.cancellable) sendCancelled(id, "request abandoned by the client")
+    }
+
+    const write = open.write
+    // Without a fiber: a synchronous transport writes the request at once and the response
+    // settles it through `onExit` (see `RpcPeer.unsafeRequest`).
+    const unsafeRequest: RpcPeer["unsafeRequest"] = write === undefined ? undefined : (
+      method,
+      params,
+      requestOptions,
+      onExit
+    ) => {
+      if (closedWith !== undefined) return closedWith
+      const { entry, id, message } = register(method, params, requestOptions)
+      entry.resume = onExit
+      const error = write(message)
+      if (error !== undefined) {
+        pending.delete(id)
+        return error
+      }
+      return () => abandon(id, entry)
+    }
+
     const request = (
       method: string,
       params: Params,
@@ -249,36 +312,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     ): Effect.Effect<unknown, RequestError> =>
       Effect.uninterruptibleMask((restore) => {
         if (closedWith !== undefined) return Effect.fail(closedWith)
-        const id = nextId++
-        requestOptions?.onId?.(id)
-        const timeoutMs = requestOptions?.timeoutMs ?? options.defaultTimeoutMs
-        const onProgressCallback = requestOptions?.onProgress
-        const resetOnProgress = requestOptions?.resetTimeoutOnProgress === true
-        const maxTotalTimeoutMs = requestOptions?.maxTotalTimeoutMs ?? (resetOnProgress ? 10 * timeoutMs : undefined)
-        let outgoing = params
-        if (onProgressCallback !== undefined || resetOnProgress) {
-          const meta = paramsOf(params?._meta)
-          outgoing = { ...params, _meta: { ...meta, progressToken: id } }
-        }
-        const message = outgoing === undefined
-          ? { jsonrpc: "2.0", id, method }
-          : { jsonrpc: "2.0", id, method, params: outgoing }
-        const startedAt = clock.unsafeCurrentTimeMillis()
-        const hardDeadline = maxTotalTimeoutMs === undefined ? Infinity : startedAt + maxTotalTimeoutMs
-        const entry: Pending = {
-          method,
-          deadline: Math.min(startedAt + timeoutMs, hardDeadline),
-          timeoutMs,
-          resetOnProgress,
-          hardDeadline,
-          maxTotalTimeoutMs,
-          cancellable: requestOptions?.cancellable ?? true,
-          onProgress: onProgressCallback,
-          resume: undefined,
-          settled: undefined
-        }
-        pending.set(id, entry)
-        watchDeadline(entry.deadline)
+        const { entry, id, message } = register(method, params, requestOptions)
         // The response completes the request through the callback kept in the pending map:
         // no fiber, timer or Deferred of its own (see docs/architecture.md).
         let awaiting = false
@@ -288,9 +322,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
           entry.resume = resume
         })
         let sent: Effect.Effect<unknown, RequestError>
-        if (open.write !== undefined) {
+        if (write !== undefined) {
           // A synchronous transport (stdio, which takes no hints) writes the request right here.
-          const error = open.write(message)
+          const error = write(message)
           if (error !== undefined) {
             pending.delete(id)
             return Effect.fail(error)
@@ -305,9 +339,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         // Interrupted while waiting for the response: the request is abandoned. (Cheaper per
         // request than a canceler returned from `Effect.async`, which wraps it in `onInterrupt`.)
         return Effect.catchAllCause(restore(sent), (cause) => {
-          if (awaiting && Cause.isInterruptedOnly(cause) && pending.delete(id) && entry.cancellable) {
-            sendCancelled(id, "request abandoned by the client")
-          }
+          if (awaiting && Cause.isInterruptedOnly(cause)) abandon(id, entry)
           return Effect.failCause(cause)
         })
       })
@@ -317,6 +349,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
 
     return {
       request,
+      unsafeRequest,
       notify,
       isOpen: () => closedWith === undefined,
       closed: Deferred.await(closed),

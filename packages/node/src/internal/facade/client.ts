@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import type { Client, ConnectOptions, StateListener } from "../../Connect.js"
 import type * as internalPlatform from "../platform.js"
+import { callToolOn } from "./callTool.js"
 import { handle } from "./handle.js"
 import { stateListeners } from "./listeners.js"
 import { closeScope, runnerOn } from "./run.js"
@@ -37,7 +38,7 @@ export const open = async (
     servers: service.servers.map(handle),
     listTools: (o) => runOn(service.listTools(o), o),
     findTool: (name, o) => runOn(service.findTool(name, o), o),
-    callTool: (name, args, o) => runOn(service.callTool(name, args, o), o),
+    callTool: callToolOn(service, runOn),
     callTools: (calls, o) => runOn(service.callTools(calls, o), o),
     listPrompts: (o) => runOn(service.listPrompts(o), o),
     listToolsPage: (cursor, o) => runOn(service.listToolsPage(cursor, o), o),

@@ -1,0 +1,48 @@
+/**
+ * The facade's `callTool`: sent without a fiber where the client can (`unsafeCallTool`: a
+ * promise settled from the response itself), else through the runner like every other call.
+ *
+ * @internal
+ */
+import type * as McpClient from "@mcp-effect/client/McpClient"
+import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type { Signal } from "../../Connect.js"
+import type { Runner } from "./run.js"
+import { settle } from "./run.js"
+
+type Outcome = Effect.Effect<McpSchema.CallToolResult, McpClient.CallToolError>
+
+/** `callTool` for Promise callers over `service`, falling back to `run`. */
+export const callToolOn = (service: McpClient.Service, run: Runner<McpClient.McpClient>) =>
+(
+  name: string,
+  args?: Record<string, unknown>,
+  options?: McpClient.CallOptions & Signal
+): Promise<McpSchema.CallToolResult> => {
+  const unsafe = service.unsafeCallTool
+  const viaRunner = () => run(service.callTool(name, args, options), options)
+  const signal = options?.signal
+  if (unsafe === undefined) return viaRunner()
+  if (signal?.aborted) return Promise.reject(signal.reason)
+  return new Promise<McpSchema.CallToolResult>((resolve, reject) => {
+    let settled = false
+    // Aborting abandons the request (`notifications/cancelled`) and rejects with the reason, as `fetch` does.
+    const onAbort = () => {
+      settled = true
+      abandon?.()
+      reject(signal!.reason)
+    }
+    // Usually an Exit; otherwise the rest of the call (input rounds, tasks, validation) to run.
+    const onDone = (outcome: Outcome) => {
+      settled = true
+      signal?.removeEventListener("abort", onAbort)
+      if (Exit.isExit(outcome)) settle(resolve, reject)(outcome as Exit.Exit<McpSchema.CallToolResult, unknown>)
+      else run(outcome, options).then(resolve, reject)
+    }
+    const abandon = unsafe(name, args, options, onDone)
+    if (abandon === undefined) return viaRunner().then(resolve, reject)
+    if (signal !== undefined && !settled) signal.addEventListener("abort", onAbort, { once: true })
+  })
+}
