@@ -27,7 +27,6 @@ import * as internalConfigs from "./internal/facade/configs.js"
 import * as internalRun from "./internal/facade/run.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import type * as NodeOAuth from "./NodeOAuth.js"
-import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
  * @since 0.1.0
@@ -360,7 +359,10 @@ export const connectFromConfig = async (
   options: Omit<ConnectOptions, keyof Target.TargetOptions | "name" | "env" | "cwd" | "oauth" | "transport"> = {}
 ): Promise<Client> => {
   // Loaded here: `connect` alone never pays for the file system layer.
-  const NodeFileSystem = await import("@effect/platform-node/NodeFileSystem")
+  const [NodeFileSystem, UndiciHttpClient] = await Promise.all([
+    import("@effect/platform-node/NodeFileSystem"),
+    import("./UndiciHttpClient.js")
+  ])
   return internalClient.open(
     await internalRun.run(
       Effect.flatMap(

@@ -9,6 +9,7 @@
 import type * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientTag from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
@@ -20,11 +21,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
+import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
 import * as NodeOAuth from "./NodeOAuth.js"
-import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
  * What the client needs from Node: file system (configuration files), server processes, an
@@ -43,7 +44,14 @@ export const platform: Layer.Layer<
     Effect.map(Effect.promise(() => import("@effect/platform-node/NodeContext")), (NodeContext) => NodeContext.layer)
   ),
   NodeChildProcess.layer,
-  UndiciHttpClient.layer,
+  // undici is loaded with the first HTTP request, not with the layer.
+  Layer.scoped(
+    HttpClientTag.HttpClient,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(() => LazyHttpClient.make("scoped")), (http) => Effect.promise(http.release)),
+      (http) => http.client
+    )
+  ),
   // Output schemas are validated in a worker with a hard deadline: a hostile pattern cannot
   // hang the host. One worker serves every client of the process.
   NodeJsonSchema.layerShared()

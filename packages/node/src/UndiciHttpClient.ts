@@ -9,13 +9,17 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientTag from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as internal from "./internal/undiciHttpClient.js"
+import * as LazyHttpClient from "./internal/lazyHttpClient.js"
+
+// undici is loaded when a layer is built or the first request goes out, never by an import of
+// this module (a process that only talks to stdio servers never loads it).
+const nodeHttpClient = Effect.promise(() => import("@effect/platform-node/NodeHttpClient"))
 
 /**
  * An `HttpClient` on `dispatcher`.
@@ -23,7 +27,7 @@ import * as internal from "./internal/undiciHttpClient.js"
  * @since 0.1.0
  * @category constructors
  */
-export const make: (dispatcher: Undici.Dispatcher) => HttpClient.HttpClient = internal.make
+export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => LazyHttpClient.make(dispatcher).client
 
 /**
  * The client on the `NodeHttpClient.Dispatcher` in context.
@@ -32,7 +36,9 @@ export const make: (dispatcher: Undici.Dispatcher) => HttpClient.HttpClient = in
  * @category layers
  */
 export const layerWithoutDispatcher: Layer.Layer<HttpClient.HttpClient, never, NodeHttpClient.Dispatcher> = Layer
-  .effect(HttpClientTag.HttpClient, Effect.map(NodeHttpClient.Dispatcher, make))
+  .unwrapEffect(
+    Effect.map(nodeHttpClient, (Node) => Layer.effect(HttpClientTag.HttpClient, Effect.map(Node.Dispatcher, make)))
+  )
 
 /**
  * The client on a dispatcher (an undici `Agent`) of its own, destroyed with the layer.
@@ -40,9 +46,8 @@ export const layerWithoutDispatcher: Layer.Layer<HttpClient.HttpClient, never, N
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.provide(
-  layerWithoutDispatcher,
-  NodeHttpClient.dispatcherLayer
+export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
+  Effect.map(nodeHttpClient, (Node) => Layer.provide(layerWithoutDispatcher, Node.dispatcherLayer))
 )
 
 /**
@@ -51,7 +56,6 @@ export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.provide(
  * @since 0.1.0
  * @category layers
  */
-export const layerGlobal: Layer.Layer<HttpClient.HttpClient> = Layer.provide(
-  layerWithoutDispatcher,
-  NodeHttpClient.dispatcherLayerGlobal
+export const layerGlobal: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
+  Effect.map(nodeHttpClient, (Node) => Layer.provide(layerWithoutDispatcher, Node.dispatcherLayerGlobal))
 )

@@ -1,11 +1,11 @@
 /**
  * What a client needs from Node, built as one layer: process spawning, the undici `HttpClient`
+ * (loaded with the first HTTP request)
  * and the shared JSON Schema worker. (Composing their three layers costs several times as much
  * per connect as building them in one effect.)
  *
  * @internal
  */
-import * as Undici from "@effect/platform-node/Undici"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { HttpClient as HttpClientTag } from "@effect/platform/HttpClient"
 import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
@@ -19,8 +19,8 @@ import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as NodeChildProcess from "../NodeChildProcess.js"
+import * as LazyHttpClient from "./lazyHttpClient.js"
 import * as nodeJsonSchema from "./nodeJsonSchema.js"
-import * as undiciHttpClient from "./undiciHttpClient.js"
 
 // The spawner is a constant service: taken out of its layer once.
 const spawner = Effect.runSync(Effect.provide(ChildProcessSpawner, NodeChildProcess.layer))
@@ -40,17 +40,17 @@ export const context = (
     // deadline, so a hostile pattern cannot hang the host; one worker serves every client).
     Effect.acquireRelease(
       Effect.sync(() => ({
-        agent: dispatcher === "global" ? Undici.getGlobalDispatcher() : new Undici.Agent(),
+        http: LazyHttpClient.make(dispatcher),
         jsonSchema: nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
       })),
-      ({ agent, jsonSchema }) =>
+      ({ http, jsonSchema }) =>
         Effect.suspend(() => {
           nodeJsonSchema.releaseShared(jsonSchema)
-          return dispatcher === "global" ? Effect.void : Effect.promise(() => agent.destroy())
+          return Effect.promise(http.release)
         })
     ),
-    ({ agent, jsonSchema }) =>
-      Context.make(HttpClientTag, undiciHttpClient.make(agent)).pipe(
+    ({ http, jsonSchema }) =>
+      Context.make(HttpClientTag, http.client).pipe(
         Context.add(ChildProcessSpawner, spawner),
         Context.add(JsonSchema.JsonSchema, jsonSchema.service)
       )

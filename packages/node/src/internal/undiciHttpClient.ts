@@ -25,6 +25,11 @@ import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 
+/** What `HttpClient.makeWith` runs per request: the request in, the response out. @internal */
+export type Postprocess = (
+  request: Effect.Effect<HttpClientRequest.HttpClientRequest>
+) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+
 // A body nobody reads is buffered up to this many bytes, then the socket is paused.
 const HIGH_WATER_MARK = 64 * 1024
 
@@ -411,7 +416,7 @@ const targetOf = (
  *
  * @internal
  */
-export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
+export const postprocess = (dispatcher: Undici.Dispatcher): Postprocess => {
   const platform = NodeHttpClient.makeUndici(dispatcher)
   const send = (
     request: HttpClientRequest.HttpClientRequest
@@ -448,21 +453,22 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient => {
       return Effect.sync(() => exchange!.abort())
     })
   }
-  return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-    (effect) =>
-      Effect.flatMap(
-        effect,
-        (request) =>
-          Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
-            (fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
-                !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)) ||
-              scopedRequests.has(request) ||
-              Context.getOption(fiber.getFiberRef(FiberRef.currentContext), NodeHttpClient.UndiciRequestOptions)
-                  ._tag === "Some"
-              ? platform.execute(request)
-              : send(request)
-          )
-      ),
-    Effect.succeed
-  )
+  return (effect) =>
+    Effect.flatMap(
+      effect,
+      (request) =>
+        Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
+          (fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
+              !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)) ||
+            scopedRequests.has(request) ||
+            Context.getOption(fiber.getFiberRef(FiberRef.currentContext), NodeHttpClient.UndiciRequestOptions)
+                ._tag === "Some"
+            ? platform.execute(request)
+            : send(request)
+        )
+    )
 }
+
+/** @internal */
+export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
+  HttpClient.makeWith(postprocess(dispatcher), Effect.succeed)

@@ -4,7 +4,6 @@
 import * as InMemory from "@mcp-effect/client/InMemory"
 import { ConnectionError } from "@mcp-effect/client/McpError"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type { Definition, FakeServer, Received, ToolDefinition, Wire } from "../FakeServer.js"
 import { makeTakeFault, withFault } from "./fakeServerFaults.js"
@@ -27,7 +26,8 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
-    const received = yield* Ref.make<Array<Received>>([])
+    // Appended in place: copying the whole log per message made a long run quadratic.
+    const received: Array<Received> = []
     let tools: ReadonlyArray<ToolDefinition> = definition.tools ?? []
     let connectionCount = 0
     const open = new Set<Wire>()
@@ -62,7 +62,7 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
             const params = isObject(message.params) ? message.params : {}
             const method = typeof message.method === "string" ? message.method : undefined
             const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined
-            runFork(Ref.update(received, (all) => [...all, { method, id, params, message }]))
+            received.push({ method, id, params, message })
             if (
               method === "subscriptions/listen" && id !== undefined && definition.era !== undefined &&
               definition.era !== "legacy"
@@ -95,8 +95,8 @@ export const make = (definition: Definition): Effect.Effect<FakeServer> =>
                 client.onClose(new ConnectionError({ server: options?.name ?? "fake", message: reason }))
             })
         }),
-      received: Ref.get(received),
-      requests: (method) => Effect.map(Ref.get(received), (all) => all.filter((r) => r.method === method)),
+      received: Effect.sync(() => received.slice()),
+      requests: (method) => Effect.sync(() => received.filter((r) => r.method === method)),
       connections: Effect.sync(() => connectionCount),
       setTools: (next) =>
         Effect.suspend(() => {

@@ -247,12 +247,22 @@ export const make = (core: Needs): ToolMethods => {
     })
   }
 
-  // Where the connection can, the effect waits for the call sent without one.
+  // Where the connection can, the effect waits for the call sent without one; interrupted while
+  // waiting, it abandons it. (A canceler returned from `Effect.async` would wrap every call in
+  // `onInterrupt`, which costs steps on success too.)
   const callTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
-    Effect.async((resume) => {
-      const abandon = unsafeCallTool(name, args, requestOptions, resume)
-      if (abandon === undefined) return resume(effectCallTool(name, args, requestOptions))
-      return Effect.sync(abandon)
+    Effect.uninterruptibleMask((restore) => {
+      let abandon: (() => void) | undefined
+      const sent = Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>(
+        (resume) => {
+          abandon = unsafeCallTool(name, args, requestOptions, resume)
+          if (abandon === undefined) resume(restore(effectCallTool(name, args, requestOptions)))
+        }
+      )
+      return Effect.catchAllCause(restore(sent), (cause) => {
+        if (abandon !== undefined && Cause.isInterruptedOnly(cause)) abandon()
+        return Effect.failCause(cause)
+      })
     })
 
   const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>

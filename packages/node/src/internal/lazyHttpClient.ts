@@ -1,0 +1,57 @@
+/**
+ * The undici `HttpClient`, loaded with the first HTTP request: undici (about 20 MiB of memory
+ * and a good share of the start-up CPU) is never loaded by a process that only talks to stdio
+ * servers. After the first request, requests go straight to the loaded client.
+ *
+ * @internal
+ */
+import type * as Undici from "@effect/platform-node/Undici"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as Effect from "effect/Effect"
+import type { Postprocess } from "./undiciHttpClient.js"
+
+/** A client, and the release of what it built (the dispatcher, when it is the client's own). */
+export interface Lazy {
+  readonly client: HttpClient.HttpClient
+  readonly release: () => Promise<void>
+}
+
+/**
+ * `dispatcher`: `"scoped"` for an undici `Agent` of this client's own (destroyed by `release`),
+ * `"global"` for undici's global dispatcher, or a dispatcher of the caller's.
+ *
+ * @internal
+ */
+export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy => {
+  let loaded: Postprocess | undefined
+  let loading: Promise<Postprocess> | undefined
+  let destroy: (() => Promise<void>) | undefined
+  let released = false
+  const load = () =>
+    loading ??= Promise.all([import("@effect/platform-node/Undici"), import("./undiciHttpClient.js")]).then(
+      ([{ default: Undici }, undiciHttpClient]) => {
+        // The default export: a bundler's chunk of this module keeps no named exports of undici.
+        const agent = dispatcher === "global"
+          ? Undici.getGlobalDispatcher()
+          : dispatcher === "scoped"
+          ? new Undici.Agent()
+          : dispatcher
+        if (dispatcher === "scoped") destroy = () => agent.destroy()
+        // Released while loading: nothing may keep the new agent's sockets open.
+        if (released) void destroy?.()
+        return loaded = undiciHttpClient.postprocess(agent)
+      }
+    )
+  const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+    (request) => loaded !== undefined ? loaded(request) : Effect.flatMap(Effect.promise(load), (send) => send(request)),
+    Effect.succeed
+  )
+  return {
+    client,
+    release: async () => {
+      released = true
+      await destroy?.()
+    }
+  }
+}
