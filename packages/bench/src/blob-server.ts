@@ -13,6 +13,9 @@ import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 
 const reply = process.argv[2] === "sse" ? "sse" : "json"
+// `dual`: also answers 2026-07-28's `server/discover`, so the clients that probe speak that era.
+const dual = process.argv[3] === "dual"
+const MODERN = "2026-07-28"
 const payloads = new Map<number, string>()
 
 const tools = [
@@ -32,8 +35,23 @@ type Answer = { readonly result: unknown } | { readonly error: { readonly code: 
 
 const text = (s: string) => ({ content: [{ type: "text", text: s }] })
 
+/** A 2026-07-28 request carries its version in `_meta`; its results say they are complete. */
+const isModern = (params: Record<string, unknown>) =>
+  (params._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/protocolVersion"] === MODERN
+
 const answer = (method: string, params: Record<string, unknown>): Answer => {
+  const result = (value: Record<string, unknown>): Answer => ({
+    result: isModern(params) ? { ...value, resultType: "complete" } : value
+  })
   switch (method) {
+    case "server/discover":
+      return dual
+        ? result({
+          supportedVersions: [MODERN, "2025-11-25"],
+          capabilities: { tools: {} },
+          serverInfo: { name: "bench-blob-server", version: "0.2.0" }
+        })
+        : { error: { code: -32601, message: `method not found: ${method}` } }
     case "initialize":
       return {
         result: {
@@ -43,10 +61,10 @@ const answer = (method: string, params: Record<string, unknown>): Answer => {
         }
       }
     case "tools/list":
-      return { result: { tools } }
+      return result({ tools })
     case "tools/call": {
       const args = (params.arguments ?? {}) as Record<string, unknown>
-      if (params.name === "echo") return { result: text(String(args.message)) }
+      if (params.name === "echo") return result(text(String(args.message)))
       if (params.name === "blob") {
         const bytes = Math.min(Number(args.bytes ?? 1024), 512 * 1024 * 1024)
         let payload = payloads.get(bytes)
@@ -54,12 +72,12 @@ const answer = (method: string, params: Record<string, unknown>): Answer => {
           payload = "x".repeat(bytes)
           payloads.set(bytes, payload)
         }
-        return { result: text(payload) }
+        return result(text(payload))
       }
       return { error: { code: -32602, message: `unknown tool ${String(params.name)}` } }
     }
     case "ping":
-      return { result: {} }
+      return result({})
     default:
       return { error: { code: -32601, message: `method not found: ${method}` } }
   }

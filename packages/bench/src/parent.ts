@@ -126,13 +126,14 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       "is already ~40 MiB; peak/payload shown too)"
     ]
   })
-  const httpLarge = (mib: number, reply: "json" | "sse"): Spec => ({
-    id: `large-http-${mib}mib-${reply}`,
-    title: `Streamable HTTP ${mib} MiB blob result, ${
-      reply === "json" ? "JSON" : "SSE"
-    } reply (bench blob server, 2025-11-25)`,
+  // `dual`: the blob server answers server/discover too, so ours and v2-auto speak 2026-07-28.
+  const httpLarge = (mib: number, reply: "json" | "sse", serverEra: "legacy" | "dual" = "legacy"): Spec => ({
+    id: serverEra === "legacy" ? `large-http-${mib}mib-${reply}` : `large-http-2026-${mib}mib-${reply}`,
+    title: `Streamable HTTP ${mib} MiB blob result, ${reply === "json" ? "JSON" : "SSE"} reply (bench blob server, ${
+      serverEra === "legacy" ? "2025-11-25" : "dual-era: ours and v2-auto on 2026-07-28"
+    })`,
     worker: "stdio-large",
-    params: { bytes: mib * MiB, reps: quick ? 1 : 3, transport: "http", reply },
+    params: { bytes: mib * MiB, reps: quick ? 1 : 3, transport: "http", reply, serverEra },
     clients: allPeers,
     rounds: rounds(2),
     columns: [
@@ -143,7 +144,11 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       { header: "Δ/payload", key: "deltaPerPayload", digits: 2 }
     ],
     ratios: [
-      { label: `HTTP ${mib} MiB ${reply} wall`, key: "wallMs", better: "lower" },
+      {
+        label: `HTTP ${serverEra === "legacy" ? "" : "2026 "}${mib} MiB ${reply} wall`,
+        key: "wallMs",
+        better: "lower"
+      },
       { label: "  client CPU", key: "cpuMs", better: "lower" }
     ],
     notes: [
@@ -249,6 +254,10 @@ const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
     httpLarge(8, "sse"),
     httpLarge(32, "json"),
     httpLarge(32, "sse"),
+    httpLarge(8, "json", "dual"),
+    httpLarge(8, "sse", "dual"),
+    httpLarge(32, "json", "dual"),
+    httpLarge(32, "sse", "dual"),
     idleSpec("http", 200),
     idleSpec("stdio", 50),
     {

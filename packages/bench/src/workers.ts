@@ -52,6 +52,8 @@ export interface Params {
   readonly transport?: "http" | "stdio"
   /** stdio-large over `transport: "http"`: how the blob server replies. */
   readonly reply?: "json" | "sse"
+  /** Large HTTP results: `dual` makes the blob server answer 2026-07-28's `server/discover` too. */
+  readonly serverEra?: "legacy" | "dual"
 }
 
 /** @since 0.1.0 */
@@ -182,7 +184,7 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
 /** A large result over stdio (fake server), or over HTTP (`blob-server.ts`, JSON or SSE replies). */
 const large = async (client: ClientName, params: Params): Promise<WorkerResult> => {
   if (params.transport !== "http") return largeOn(client, params, fakeStdio)
-  const server = await startHttpServer([blobServer, params.reply ?? "json"])
+  const server = await startHttpServer([blobServer, params.reply ?? "json", params.serverEra ?? "legacy"])
   try {
     return await largeOn(client, params, { kind: "http", url: server.url })
   } finally {
