@@ -167,3 +167,19 @@ describe("NodeJsonSchema (worker with a hard deadline)", () => {
       assert.strictEqual(JsonSchema.describe(outcome), "(root): must be integer, not number")
     }).pipe(Effect.provide(NodeJsonSchema.layer())))
 })
+
+describe("NodeJsonSchema in a process with nothing else alive", () => {
+  it("the first validation keeps the process alive while the worker starts", async () => {
+    const { execFile } = await import("node:child_process")
+    const program = new URL("./programs/validateAlone.mjs", import.meta.url)
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [program.pathname],
+        { timeout: 30_000 },
+        (error, out, err) => error === null ? resolve(out) : reject(new Error(`${error.message}\n${err}`))
+      )
+    )
+    assert.strictEqual(stdout.trim(), "outcome Valid")
+  })
+})

@@ -103,7 +103,12 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
     const pump = (): void => {
       if (inFlight !== undefined || queue.length === 0) return
       const handle = current ?? (current = spawn())
-      if (!handle.started) return // its "ready" pumps
+      if (!handle.started) {
+        // Its "ready" pumps. Until then no deadline timer exists: the waiting jobs keep the
+        // process alive through the worker itself (nothing else may, and Node would exit).
+        handle.worker.ref()
+        return
+      }
       const waiter = queue.shift()!
       const id = ++seq
       const timer = setTimeout(() => {
@@ -136,6 +141,7 @@ export const make = (options?: Options): Effect.Effect<Service, never, Scope.Sco
       worker.on("message", (message: Reply | "ready") => {
         if (message === "ready") {
           handle.started = true
+          worker.unref()
         } else if (inFlight !== undefined && inFlight.id === message.id) {
           const job = inFlight.waiter.job
           if ("missing" in message) {
