@@ -4,8 +4,8 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { everythingBin, fakeServerBin } from "./paths.js"
-import { freePort, waitForPort } from "./peerProcess.js"
+import { fakeServerBin } from "./paths.js"
+import { withEverythingHttp } from "./peerProcess.js"
 
 // Every kind of program exits by itself once its client is closed. The bound is generous (a
 // loaded machine is slow); `npm run bench` reports the real figure. The old failure mode was a
@@ -73,17 +73,7 @@ describe("a closed client's process exits at once", () => {
   })
 
   it("the Promise facade over Streamable HTTP (undici's sockets)", async () => {
-    const port = await freePort()
-    const server = spawn(process.execPath, [everythingBin, "streamableHttp"], {
-      env: { ...process.env, PORT: String(port) },
-      stdio: "ignore"
-    })
-    try {
-      await waitForPort(port)
-      expectPromptExit(await run([program, "http", `http://127.0.0.1:${port}/mcp`]), "closed")
-    } finally {
-      server.kill("SIGKILL")
-    }
+    await withEverythingHttp(async (url) => expectPromptExit(await run([program, "http", url]), "closed"))
   })
 
   it("the CLI, for --version and for a one-shot call", async () => {

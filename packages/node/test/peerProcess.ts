@@ -6,6 +6,7 @@ import { spawn } from "node:child_process"
 import type { ChildProcessByStdio } from "node:child_process"
 import * as net from "node:net"
 import type { Readable } from "node:stream"
+import { everythingBin } from "./paths.js"
 
 /** A free loopback port, as the other interop suites pick one. */
 export const freePort = () =>
@@ -130,5 +131,20 @@ export const startHttpPeer = async (
     kill,
     start: launch,
     stderr: () => lines.join("\n")
+  }
+}
+
+/** Runs `body` with the URL of a server-everything Streamable HTTP server, killed afterwards. */
+export const withEverythingHttp = async <A>(body: (url: string) => Promise<A>): Promise<A> => {
+  const port = await freePort()
+  const server = spawn(process.execPath, [everythingBin, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: "ignore"
+  })
+  try {
+    await waitForPort(port)
+    return await body(`http://127.0.0.1:${port}/mcp`)
+  } finally {
+    server.kill("SIGKILL")
   }
 }
