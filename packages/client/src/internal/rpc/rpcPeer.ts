@@ -297,7 +297,14 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (closedWith !== undefined) return closedWith
       const { entry, id, message } = register(method, params, requestOptions)
       entry.resume = onExit
-      const error = write(message)
+      let error: SendError | undefined
+      try {
+        error = write(message)
+      } catch (thrown) {
+        // Params that cannot be serialized (the host's bug): nothing went out, nothing to wait for.
+        pending.delete(id)
+        throw thrown
+      }
       if (error !== undefined) {
         pending.delete(id)
         return error
