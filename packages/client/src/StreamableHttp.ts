@@ -16,6 +16,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -468,13 +469,30 @@ const open = (
         // caller waits for the response alone, so the request's deadline covers a POST the
         // server never answers, cancellation interrupts the exchange, and closing the
         // transport interrupts whatever is still in flight.
-        const fiber = fork(Effect.catchAll(exchange, (error) =>
-          Effect.sync(() =>
-            sink.onRequestFailed(
-              id,
-              error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
+        // A defect (our bug) fails the request at once too, logged, rather than leaving it to
+        // its timeout.
+        const fiber = fork(Effect.catchAllCause(exchange, (cause) => {
+          const failure = Cause.failureOption(cause)
+          if (failure._tag === "Some") {
+            const error = failure.value
+            return Effect.sync(() =>
+              sink.onRequestFailed(
+                id,
+                error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
+              )
             )
-          )))
+          }
+          if (Cause.isInterruptedOnly(cause)) return Effect.void
+          return Effect.zipRight(
+            Effect.logError(`${server}: internal error in the HTTP exchange of ${method}`, cause),
+            Effect.sync(() =>
+              sink.onRequestFailed(
+                id,
+                new ConnectionError({ server, message: `internal error in the HTTP exchange: ${Cause.squash(cause)}` })
+              )
+            )
+          )
+        }))
         readers.set(id, fiber)
         if (hints?.modern === true) modernReaders.add(id)
         fiber.addObserver(() => {
