@@ -9,7 +9,6 @@
 import type * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientTag from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
@@ -45,13 +44,7 @@ export const platform: Layer.Layer<
   ),
   NodeChildProcess.layer,
   // undici is loaded with the first HTTP request, not with the layer.
-  Layer.scoped(
-    HttpClientTag.HttpClient,
-    Effect.map(
-      Effect.acquireRelease(Effect.sync(() => LazyHttpClient.make("scoped")), (http) => Effect.promise(http.release)),
-      (http) => http.client
-    )
-  ),
+  LazyHttpClient.layer("scoped"),
   // Output schemas are validated in a worker with a hard deadline: a hostile pattern cannot
   // hang the host. One worker serves every client of the process.
   NodeJsonSchema.layerShared()

@@ -9,6 +9,7 @@ import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { Postprocess } from "./undiciHttpClient.js"
 
 /** A client, and the release of what it built (the dispatcher, when it is the client's own). */
@@ -55,3 +56,17 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy 
     }
   }
 }
+
+/**
+ * The lazy client as a layer, its dispatcher (when it built one) released with the layer.
+ *
+ * @internal
+ */
+export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<HttpClient.HttpClient> =>
+  Layer.scoped(
+    HttpClient.HttpClient,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(() => make(dispatcher)), (http) => Effect.promise(http.release)),
+      (http) => http.client
+    )
+  )

@@ -157,19 +157,19 @@ export const make = (core: Needs): RequestPath => {
     const live = core.live()
     const unsafeRequest = live?.peer.unsafeRequest
     if (unsafeRequest === undefined || tracing !== undefined || !live!.peer.isOpen()) return undefined
-    const options = peerOptions(requestOptions)
-    if (live!.negotiated.era === "legacy") {
-      const sent = unsafeRequest(method, params, options, onExit)
-      return typeof sent === "function" ? sent : (onExit(Exit.fail(sent)), noop)
-    }
-    if (fixedHostMeta === undefined) return undefined
-    const sent = unsafeRequest(
-      method,
-      { ...params, _meta: metaOf(fixedHostMeta, params, live!.negotiated.protocolVersion) },
-      options,
-      (exit) => onExit(Exit.isFailure(exit) ? Exit.mapError(exit, Protocol.modernError) : exit)
-    )
-    return typeof sent === "function" ? sent : (onExit(Exit.fail(sent)), noop)
+    const modern = live!.negotiated.era === "modern"
+    if (modern && fixedHostMeta === undefined) return undefined
+    const sent = modern
+      ? unsafeRequest(
+        method,
+        { ...params, _meta: metaOf(fixedHostMeta!, params, live!.negotiated.protocolVersion) },
+        peerOptions(requestOptions),
+        (exit) => onExit(Exit.isFailure(exit) ? Exit.mapError(exit, Protocol.modernError) : exit)
+      )
+      : unsafeRequest(method, params, peerOptions(requestOptions), onExit)
+    if (typeof sent === "function") return sent
+    onExit(Exit.fail(sent))
+    return noop
   }
 
   const gated = (

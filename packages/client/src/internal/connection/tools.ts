@@ -146,6 +146,18 @@ export const make = (core: Needs): ToolMethods => {
   }
 
   /**
+   * The definition a call of `name` goes out under when it needs no fetching: none when nothing
+   * needs it (no validation, no `Mcp-Param-*` headers), else the tool in the last list fetched;
+   * `undefined` while that list is unknown.
+   */
+  const knownDefinition = (name: string): { readonly tool: McpSchema.Tool | undefined } | undefined =>
+    jsonSchema === undefined && !headersNeedDefinition()
+      ? { tool: undefined }
+      : knownTools === undefined
+      ? undefined
+      : { tool: findTool(knownTools, name) }
+
+  /**
    * Sends a `tools/call`: the definition it goes out under is the one its result is checked
    * against (a -32020 retry goes out, and is checked, under the refreshed one). One lookup of
    * the definition serves the input check, the headers and the output check.
@@ -174,13 +186,12 @@ export const make = (core: Needs): ToolMethods => {
       )
     }
     // The definition a call goes out under: the known list, fetched once when unknown.
-    const call = Effect.suspend(() =>
-      jsonSchema === undefined && !headersNeedDefinition()
-        ? under(undefined)
-        : knownTools !== undefined
-        ? under(findTool(knownTools, name))
+    const call = Effect.suspend(() => {
+      const known = knownDefinition(name)
+      return known !== undefined
+        ? under(known.tool)
         : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
-    )
+    })
     const answer = answered?.exit
     const first = answered === undefined || answer === undefined
       ? call
@@ -198,10 +209,14 @@ export const make = (core: Needs): ToolMethods => {
       ))
   }
 
+  /** A result of text blocks with nothing to validate: its own decoding, no effect needed. */
+  const isPlainResult = (raw: unknown, tool: McpSchema.Tool | undefined): raw is McpSchema.CallToolResult =>
+    Decode.isPlainTextResult(raw) && !validation.checksOutput(tool, raw)
+
   /** A plain `tools/call` result, checked, its structured content against the output schema. */
   const toolResult = (raw: unknown, tool: McpSchema.Tool | undefined, era: "legacy" | "modern") =>
     // The usual result needs no effect of its own: every step of one costs CPU per call.
-    Decode.isPlainTextResult(raw) && !validation.checksOutput(tool, raw)
+    isPlainResult(raw, tool)
       ? Effect.succeed(raw)
       : Effect.flatMap(Decode.callTool(server, "tools/call", raw), (result) =>
         Effect.as(validation.checkOutput(tool, result, era), result))
@@ -228,17 +243,16 @@ export const make = (core: Needs): ToolMethods => {
   // `Exit`; anything else as the effect that goes on from it the general way (input rounds,
   // tasks, output validation, the -32020 refresh).
   const unsafeCallTool: UnsafeCallTool = (name, args, requestOptions, onDone) => {
-    if (headersNeedDefinition() || (jsonSchema !== undefined && knownTools === undefined)) return undefined
-    const tool = jsonSchema === undefined ? undefined : findTool(knownTools!, name)
-    if (validation.inputRefusal(tool) !== undefined) return undefined
+    const known = knownDefinition(name)
+    if (known === undefined || validation.inputRefusal(known.tool) !== undefined) return undefined
+    const tool = known.tool
     const era = core.live()?.negotiated.era ?? "legacy"
     return core.unsafeSend("tools/call", withTask(callToolParams(name, args), tool), requestOptions, (exit) => {
       if (Exit.isSuccess(exit)) {
         const raw = exit.value
-        if (
-          Protocol.resultTypeOf(raw) === "complete" && !Tasks.isCreated(raw, era) && Decode.isPlainTextResult(raw) &&
-          !validation.checksOutput(tool, raw)
-        ) return onDone(exit as Exit.Exit<McpSchema.CallToolResult>)
+        if (Protocol.resultTypeOf(raw) === "complete" && !Tasks.isCreated(raw, era) && isPlainResult(raw, tool)) {
+          return onDone(exit as Exit.Exit<McpSchema.CallToolResult>)
+        }
       } else if (!isHeaderMismatch(exit.cause)) return onDone(Exit.failCause(exit.cause))
       onDone(Effect.flatMap(
         invokeTool(name, args, requestOptions, withTask, { tool, exit }),

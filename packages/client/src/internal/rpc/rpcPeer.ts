@@ -286,6 +286,20 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     }
 
     const write = open.write
+    /** Writes a registered request on a synchronous transport; not written, it is forgotten. */
+    const writeNow = (write: NonNullable<Transport["write"]>, id: number, message: object) => {
+      let error: SendError | undefined
+      try {
+        error = write(message)
+      } catch (thrown) {
+        // Params that cannot be serialized (the host's bug): nothing went out, nothing to wait for.
+        pending.delete(id)
+        throw thrown
+      }
+      if (error !== undefined) pending.delete(id)
+      return error
+    }
+
     // Without a fiber: a synchronous transport writes the request at once and the response
     // settles it through `onExit` (see `RpcPeer.unsafeRequest`).
     const unsafeRequest: RpcPeer["unsafeRequest"] = write === undefined ? undefined : (
@@ -297,19 +311,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (closedWith !== undefined) return closedWith
       const { entry, id, message } = register(method, params, requestOptions)
       entry.resume = onExit
-      let error: SendError | undefined
-      try {
-        error = write(message)
-      } catch (thrown) {
-        // Params that cannot be serialized (the host's bug): nothing went out, nothing to wait for.
-        pending.delete(id)
-        throw thrown
-      }
-      if (error !== undefined) {
-        pending.delete(id)
-        return error
-      }
-      return () => abandon(id, entry)
+      return writeNow(write, id, message) ?? (() => abandon(id, entry))
     }
 
     const request = (
@@ -331,11 +333,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         let sent: Effect.Effect<unknown, RequestError>
         if (write !== undefined) {
           // A synchronous transport (stdio, which takes no hints) writes the request right here.
-          const error = write(message)
-          if (error !== undefined) {
-            pending.delete(id)
-            return Effect.fail(error)
-          }
+          const error = writeNow(write, id, message)
+          if (error !== undefined) return Effect.fail(error)
           sent = awaitResponse
         } else {
           sent = Effect.zipRight(
