@@ -9,7 +9,7 @@
 import { fileURLToPath } from "node:url"
 import type { ClientName, ProcessOutcome } from "./common.js"
 import { cliBin, fakeServerBin, processFailure, runProcess, workerResultOf } from "./common.js"
-import type { Measured, Spec, Target } from "./parent.js"
+import type { Measured, Spec, Target } from "./specs.js"
 import type { WorkerResult } from "./workers.js"
 
 const childPath = fileURLToPath(new URL("./first-contact-child.js", import.meta.url))

@@ -1,0 +1,278 @@
+/**
+ * What `npm run bench` measures: each benchmark's worker, parameters, clients, rounds, table
+ * columns, the ratios its summary compares and its notes (`parent.ts` runs and prints them).
+ *
+ * @since 0.2.0
+ */
+import { type ClientName, clientNames } from "./common.js"
+import * as FirstContact from "./first-contact.js"
+import type { Params, WorkerName, WorkerResult } from "./workers.js"
+
+const MiB = 1024 * 1024
+
+/** A column of a benchmark's table: one metric of the runs. @since 0.2.0 @category models */
+export interface Column {
+  readonly header: string
+  readonly key: string
+  readonly digits: number
+  readonly scale?: number
+}
+
+/** A metric the summary compares, ours ÷ each peer. @since 0.2.0 @category models */
+export interface RatioMetric {
+  readonly label: string
+  readonly key: string
+  readonly better: "higher" | "lower"
+  /** A ceiling on ours ÷ raw of the same era that the project aims for. */
+  readonly rawTarget?: number
+}
+
+/**
+ * A goal for ours, judged after the benchmark's table: the median of ours's metric over the
+ * rounds or, with `peer`, the median of ours ÷ peer paired within a round; met when at most
+ * `max` (below it, with `strict`). Without `max`, the figure is shown for information.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Target {
+  readonly label: string
+  readonly key: string
+  readonly peer?: ClientName
+  readonly max?: number
+  readonly strict?: boolean
+  readonly unit: "×" | "ms"
+}
+
+/** What measuring one client once gives. @since 0.2.0 @category models */
+export interface Measured {
+  readonly result: WorkerResult
+  /** Lines of `MaxListenersExceededWarning` the processes printed. */
+  readonly warnings: number
+  readonly seconds: number
+}
+
+/** @since 0.2.0 @category models */
+export interface Run extends Measured {
+  readonly client: ClientName
+  readonly round: number
+}
+
+/** One benchmark: how to measure a client, and how to report it. @since 0.2.0 @category models */
+export interface Spec {
+  readonly id: string
+  readonly title: string
+  /** The worker of `main.ts --worker` to run, or a function that measures one client itself. */
+  readonly worker: WorkerName | ((client: ClientName) => Promise<Measured>)
+  readonly params: Params
+  readonly clients: ReadonlyArray<ClientName>
+  readonly rounds: number
+  readonly columns: ReadonlyArray<Column>
+  readonly ratios: ReadonlyArray<RatioMetric>
+  readonly targets?: ReadonlyArray<Target>
+  readonly notes?: ReadonlyArray<string>
+}
+
+const positiveInt = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+  return n
+}
+
+const withRaw2026: ReadonlyArray<ClientName> = clientNames
+const allPeers: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "raw-2026")
+
+/**
+ * Every benchmark, in the order they run (`quick`: small counts, one round).
+ *
+ * @since 0.2.0
+ */
+export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
+  const rounds = (fallback: number) => positiveInt("BENCH_ROUNDS", quick ? 1 : fallback)
+  const large = (mib: number, reps: number): Spec => ({
+    id: `stdio-${mib}mib`,
+    title: `stdio ${mib} MiB blob result (fake server): wall time and peak client RSS`,
+    worker: "stdio-large",
+    params: { bytes: mib * MiB, reps: quick ? 1 : reps },
+    clients: allPeers,
+    rounds: rounds(2),
+    columns: [
+      { header: "wall ms", key: "wallMs", digits: 0 },
+      { header: "1st call ms", key: "firstWallMs", digits: 0 },
+      { header: "base RSS MiB", key: "baselineRss", digits: 0, scale: 1 / MiB },
+      { header: "peak RSS MiB", key: "peakRss", digits: 0, scale: 1 / MiB },
+      { header: "peak/payload", key: "peakPerPayload", digits: 2 },
+      { header: "Δ/payload", key: "deltaPerPayload", digits: 2 }
+    ],
+    ratios: [
+      { label: `stdio ${mib} MiB wall`, key: "wallMs", better: "lower" },
+      { label: `stdio ${mib} MiB peak RSS`, key: "peakRss", better: "lower" }
+    ],
+    notes: [
+      "peak RSS of the first call of that size (VmHWM reset after connect and a GC); wall = median of the calls",
+      "Δ = peak − RSS just before the call; target: client RSS ≤ 3× payload (judged on Δ: a bare Node process",
+      "is already ~40 MiB; peak/payload shown too)"
+    ]
+  })
+  // `dual`: the blob server answers server/discover too, so ours and v2-auto speak 2026-07-28.
+  const httpLarge = (mib: number, reply: "json" | "sse", serverEra: "legacy" | "dual" = "legacy"): Spec => ({
+    id: serverEra === "legacy" ? `large-http-${mib}mib-${reply}` : `large-http-2026-${mib}mib-${reply}`,
+    title: `Streamable HTTP ${mib} MiB blob result, ${reply === "json" ? "JSON" : "SSE"} reply (bench blob server, ${
+      serverEra === "legacy" ? "2025-11-25" : "dual-era: ours and v2-auto on 2026-07-28"
+    })`,
+    worker: "stdio-large",
+    params: { bytes: mib * MiB, reps: quick ? 1 : 3, transport: "http", reply, serverEra },
+    clients: allPeers,
+    rounds: rounds(2),
+    columns: [
+      { header: "wall ms", key: "wallMs", digits: 0 },
+      { header: "client CPU ms", key: "cpuMs", digits: 0 },
+      { header: "1st call ms", key: "firstWallMs", digits: 0 },
+      { header: "peak RSS MiB", key: "peakRss", digits: 0, scale: 1 / MiB },
+      { header: "Δ/payload", key: "deltaPerPayload", digits: 2 }
+    ],
+    ratios: [
+      {
+        label: `HTTP ${serverEra === "legacy" ? "" : "2026 "}${mib} MiB ${reply} wall`,
+        key: "wallMs",
+        better: "lower"
+      },
+      { label: "  client CPU", key: "cpuMs", better: "lower" }
+    ],
+    notes: [
+      "wall and client CPU = medians of the calls (the first one gives the peak RSS); the server builds each",
+      "payload once and writes it in one piece, so the figures are the client's"
+    ]
+  })
+  const stdioEcho = (server: "fake" | "dual"): Spec => ({
+    id: server === "fake" ? "stdio-echo" : "stdio-echo-2026",
+    title: server === "fake"
+      ? "stdio sequential tools/call echo, legacy era (fake server, 2025-11-25)"
+      : "stdio sequential tools/call echo, dual-era SDK v2 server (ours, v2-auto: 2026-07-28)",
+    worker: "stdio-echo",
+    params: {
+      calls: positiveInt("BENCH_CALLS", quick ? 200 : 5000),
+      warmup: positiveInt("BENCH_WARMUP", quick ? 50 : 1000),
+      server
+    },
+    clients: server === "dual" ? withRaw2026 : allPeers,
+    rounds: rounds(3),
+    columns: [
+      { header: "calls/s", key: "callsPerSec", digits: 0 },
+      { header: "CPU ms/1000", key: "cpuMsPer1000", digits: 1 },
+      { header: "of it sys", key: "sysMsPer1000", digits: 1 },
+      { header: "server CPU/1000", key: "serverCpuMsPer1000", digits: 0 },
+      { header: "connect ms", key: "connectMs", digits: 0 },
+      { header: "RSS conn MiB", key: "rssAfterConnect", digits: 0, scale: 1 / MiB },
+      { header: "RSS end MiB", key: "rssAfterRun", digits: 0, scale: 1 / MiB }
+    ],
+    ratios: [
+      { label: `stdio echo ${server === "fake" ? "legacy" : "2026"} calls/s`, key: "callsPerSec", better: "higher" },
+      { label: "  CPU/1000 calls", key: "cpuMsPer1000", better: "lower", rawTarget: 1.25 },
+      { label: "  RSS after connect", key: "rssAfterConnect", better: "lower" },
+      { label: "  RSS after the run", key: "rssAfterRun", better: "lower" }
+    ],
+    notes: [
+      "CPU = the client worker process (user + sys) over the measured calls; server CPU = the server child's",
+      "(/proc, 10 ms ticks); connect = spawn → connected (ours and v2-auto probe server/discover first);",
+      "RSS conn = just after connect; RSS end = after warm-up + measured calls (no forced GC)"
+    ]
+  })
+  const idleSpec = (transport: "http" | "stdio", connections: number): Spec => ({
+    id: `idle-${transport}`,
+    title: `P7 memory per idle connection: ${connections} ${
+      transport === "http" ? "Streamable HTTP connections to one local server" : "stdio children (fake server)"
+    }`,
+    worker: "idle",
+    params: { connections: quick ? Math.min(connections, 10) : connections, transport },
+    clients: ["ours", "ours-promise", "v1", "v2-legacy", "v2-auto"],
+    rounds: rounds(1),
+    columns: [
+      { header: "RSS before MiB", key: "rssBefore", digits: 0, scale: 1 / MiB },
+      { header: "RSS after MiB", key: "rssAfter", digits: 0, scale: 1 / MiB },
+      { header: "KiB RSS/conn", key: "rssPerConnection", digits: 0, scale: 1 / 1024 },
+      { header: "KiB heap/conn", key: "heapPerConnection", digits: 0, scale: 1 / 1024 }
+    ],
+    ratios: [
+      { label: `idle ${transport} RSS/connection`, key: "rssPerConnection", better: "lower" },
+      { label: "  heap/connection", key: "heapPerConnection", better: "lower" }
+    ],
+    notes: [
+      "one warm connection first; then the connections, held idle; RSS and heapUsed after two GCs, before and",
+      "after, ÷ connections (client process only: the servers are other processes)"
+    ]
+  })
+  return [
+    stdioEcho("fake"),
+    stdioEcho("dual"),
+    {
+      id: "http",
+      title: "HTTP tools/call echo, 32 in flight (dual-era SDK v2 server on loopback) + warm connect",
+      worker: "http",
+      params: {
+        calls: positiveInt("BENCH_HTTP_CALLS", quick ? 100 : 300),
+        warmup: quick ? 32 : 64,
+        inFlight: 32,
+        connects: quick ? 2 : 5
+      },
+      clients: withRaw2026,
+      rounds: rounds(2),
+      columns: [
+        { header: "calls/s", key: "callsPerSec", digits: 0 },
+        { header: "CPU ms/call", key: "cpuMsPerCall", digits: 3 },
+        { header: "server CPU/call", key: "serverCpuMsPerCall", digits: 2 },
+        { header: "warm conn ms", key: "warmConnectMs", digits: 1 },
+        { header: "+list ms", key: "warmConnectListMs", digits: 1 }
+      ],
+      ratios: [
+        { label: "HTTP 32-in-flight calls/s", key: "callsPerSec", better: "higher" },
+        { label: "HTTP CPU/call", key: "cpuMsPerCall", better: "lower" },
+        { label: "HTTP connect, warm", key: "warmConnectMs", better: "lower" }
+      ],
+      notes: [
+        "CPU = the client worker process only; server CPU = the server child's, same window (/proc, 10 ms ticks)",
+        "calls/s is bound by the server where its CPU/call × calls/s ≈ 1 s/s: then compare client CPU, not calls/s",
+        "warm connect = median of fresh connections after the throughput run (server and client code warm);",
+        "+list = connect then the first tools/list"
+      ]
+    },
+    large(8, 2),
+    large(32, 2),
+    httpLarge(8, "json"),
+    httpLarge(8, "sse"),
+    httpLarge(32, "json"),
+    httpLarge(32, "sse"),
+    httpLarge(8, "json", "dual"),
+    httpLarge(8, "sse", "dual"),
+    httpLarge(32, "json", "dual"),
+    httpLarge(32, "sse", "dual"),
+    idleSpec("http", 200),
+    idleSpec("stdio", 50),
+    {
+      id: "stdio-connect",
+      title: "stdio connect → first tools/list (dual-era SDK v2 server)",
+      worker: "stdio-connect",
+      params: { connects: quick ? 1 : 2 },
+      clients: withRaw2026,
+      rounds: rounds(2),
+      columns: [
+        { header: "connect ms", key: "connectMs", digits: 0 },
+        { header: "+list ms", key: "firstListMs", digits: 0 },
+        { header: "after ready ms", key: "afterReadyMs", digits: 0 }
+      ],
+      ratios: [
+        { label: "stdio connect → tools/list", key: "firstListMs", better: "lower" },
+        { label: "  after server ready", key: "afterReadyMs", better: "lower" }
+      ],
+      notes: [
+        "connect / +list: from the client's connect call (it spawns the server) to connected / to the first",
+        "tools/list answered, median of fresh connects after one warm-up; after ready: from the server's",
+        "'serving stdio' (a preloaded hook notes the time) to the first tools/list answered (v2-auto's",
+        "probe runs on a second, earlier server process: its total includes that one's start-up too)"
+      ]
+    },
+    FirstContact.spec({ quick, rounds: rounds(5) })
+  ]
+}
