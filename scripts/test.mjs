@@ -54,6 +54,12 @@ export const steps = [
 ]
 
 /**
+ * The environment a step runs in: no ANSI colours unless asked for (`FORCE_COLOR`), so that a
+ * CI log — where `CI` alone turns vitest's colours on — reads as plain text, summary lines too.
+ */
+const plain = (env) => env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" ? env : { ...env, NO_COLOR: "1" }
+
+/**
  * A step's command line and environment. `command` is an argv, or a function giving an argv,
  * `{ command, env }`, or `{ skipped: reason }` (reported and counted as skipped, never silent);
  * a function that throws fails the step.
@@ -61,7 +67,8 @@ export const steps = [
 const resolveCommand = (step) => {
   try {
     const given = typeof step.command === "function" ? step.command() : step.command
-    return Array.isArray(given) ? { command: given, env: process.env } : given
+    const resolved = Array.isArray(given) ? { command: given, env: process.env } : given
+    return resolved.command === undefined ? resolved : { ...resolved, env: plain(resolved.env ?? process.env) }
   } catch (error) {
     return { failed: error instanceof Error ? error.message : String(error) }
   }

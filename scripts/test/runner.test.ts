@@ -16,7 +16,7 @@ describe("npm test's step runner", () => {
       [["red", false, 3], ["green", true, 0]]
     )
     assert.deepStrictEqual(outcome.totals, { passed: 1, failed: 1, skipped: 0 })
-    assert.match(report(outcome), /tests: 1 passed, 1 failed, 0 skipped$/)
+    assert.match(report(outcome), /tests: 1 passed, 1 failed, 0 skipped\n {6}Tests {2}1 failed \| 1 passed \(2\)$/)
   })
 
   it("fails a step whose summary counts failures even when it exits 0", () => {
@@ -27,6 +27,22 @@ describe("npm test's step runner", () => {
     }], { stdio: "ignore" })
     assert.isFalse(outcome.ok)
     assert.deepStrictEqual(outcome.totals, { passed: 5, failed: 1, skipped: 0 })
+  })
+
+  it("runs steps without ANSI colours unless FORCE_COLOR asks for them", () => {
+    const saved = process.env.FORCE_COLOR
+    delete process.env.FORCE_COLOR
+    try {
+      const outcome = runSteps(
+        [{ name: "plain", command: node("process.exit(process.env.NO_COLOR === '1' ? 0 : 4)") }],
+        {
+          stdio: "ignore"
+        }
+      )
+      assert.isTrue(outcome.ok)
+    } finally {
+      if (saved !== undefined) process.env.FORCE_COLOR = saved
+    }
   })
 
   it("counts a step that cannot run here as skipped, loudly, and one whose set-up throws as failed", () => {
@@ -42,5 +58,6 @@ describe("npm test's step runner", () => {
     assert.isFalse(outcome.ok)
     assert.deepStrictEqual(outcome.totals, { passed: 0, failed: 1, skipped: 1 })
     assert.match(report(outcome), /- elsewhere \(skipped\)\n {6}needs linux-x64/)
+    assert.match(report(outcome), /Tests {2}1 failed \| 0 passed \| 1 skipped \(2\)$/)
   })
 })
