@@ -150,17 +150,23 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       Effect.forkScoped
     )
 
-    const closedError = new ConnectionError({ server, message: "server process stdin is closed" })
+    // Built when first needed: an idle connection keeps no error (nor its stack) around.
+    let closedError: ConnectionError | undefined
+    const stdinClosed = () => closedError ??= new ConnectionError({ server, message: "server process stdin is closed" })
     // A closed stdin means the process is gone or going, though its exit may not be seen yet:
     // closing the transport now lets the next request start a new process instead of failing
     // here too (a crash under load would otherwise fail every request sent until the exit).
     const write = (message: object) => {
       if (proc.write(encodeLine(message))) return undefined
-      sink.onClose(closedError)
-      return closedError
+      const error = stdinClosed()
+      sink.onClose(error)
+      return error
     }
     const send: Transport["send"] = (message) =>
-      Effect.suspend(() => write(message) === undefined ? Effect.void : Effect.fail(closedError))
+      Effect.suspend(() => {
+        const error = write(message)
+        return error === undefined ? Effect.void : Effect.fail(error)
+      })
 
     return { send, write, description: `stdio:${options.command}` } satisfies Transport
   })

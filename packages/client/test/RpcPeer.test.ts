@@ -6,6 +6,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
+import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 
 type Message = Record<string, unknown>
@@ -158,6 +159,29 @@ describe("RpcPeer", () => {
       assert.isNull(long.unsafePoll())
       yield* TestClock.adjust(900)
       assert.instanceOf(yield* Fiber.join(long), RequestTimeoutError)
+    }))
+
+  it.scoped("an idle peer keeps no deadline fiber, and a request after that still times out", () =>
+    Effect.gen(function*() {
+      const supervisor = yield* Supervisor.track
+      const t = yield* Effect.supervised(scripted(), supervisor)
+      const answered = yield* Effect.fork(t.peer.request("a", undefined))
+      yield* Effect.yieldNow()
+      assert.strictEqual(
+        (yield* supervisor.value).length,
+        1,
+        "the deadline fiber sleeps towards the request's deadline"
+      )
+      t.inject({ jsonrpc: "2.0", id: t.lastId(), result: {} })
+      yield* Fiber.join(answered)
+      // It wakes at that deadline, finds nothing pending, and ends.
+      yield* TestClock.adjust(1_000)
+      yield* Effect.yieldNow()
+      assert.strictEqual((yield* supervisor.value).length, 0)
+      const late = yield* Effect.fork(Effect.flip(t.peer.request("b", undefined, { timeoutMs: 200 })))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust(200)
+      assert.instanceOf(yield* Fiber.join(late), RequestTimeoutError)
     }))
 
   it.scoped("never sends notifications/cancelled for initialize", () =>

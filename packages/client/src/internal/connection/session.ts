@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { ConnectionState, toSchedule } from "../../ConnectionState.js"
@@ -55,6 +56,7 @@ export const make = <R>(
   Effect.gen(function*() {
     const { cache, defaultTimeoutMs, identity, options, server, state, tracing } = core
     const context = yield* Effect.context<R>()
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const parentScope = yield* Effect.scope
     const discoverTimeoutMs = Duration.toMillis(
       Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? DEFAULT_DISCOVER_TIMEOUT_MS)
@@ -84,6 +86,8 @@ export const make = <R>(
           const { kind: candidateKind, transport: factory } = candidates[candidate]!
           // The transport itself, for the telemetry attributes (address, session id).
           let transport: Transport | undefined
+          // Set once the session is open: the peer calls back when it closes (no fiber waits).
+          let onDied: ((error: ConnectionError) => void) | undefined = undefined
           const peer = yield* RpcPeer.make({
             server,
             transport: tracing === undefined
@@ -91,7 +95,8 @@ export const make = <R>(
               : (sink, name) => Effect.tap(factory(sink, name), (opened) => Effect.sync(() => (transport = opened))),
             defaultTimeoutMs,
             onNotification: router.onNotification,
-            onRequest: router.onRequest
+            onRequest: router.onRequest,
+            onClose: (error) => onDied?.(error)
           })
           const detectWith = tracing === undefined
             ? peer
@@ -116,7 +121,10 @@ export const make = <R>(
               ? undefined
               : Tracing.sessionAttributes(candidateKind, transport, negotiated)
           }
-          yield* watch(opened)
+          const died = yield* watch(opened)
+          onDied = (error) => runFork(died(error))
+          // Closed before the callback was set: its end is handled all the same.
+          if (!peer.isOpen()) runFork(Effect.flatMap(peer.closed, died))
           return opened
         }).pipe(
           Scope.extend(scope),
@@ -269,7 +277,8 @@ export const make = <R>(
         )
       })
 
-    // Watches an open session (in its scope) for its death and its end (the session metric).
+    // Watches an open session (in its scope) for its end (the session metric); gives what to do
+    // when its peer closes.
     const watch = (s: Session) =>
       Effect.gen(function*() {
         const startedAt = tracing?.clock.unsafeCurrentTimeNanos() ?? BigInt(0)
@@ -280,11 +289,14 @@ export const make = <R>(
             ended = true
             return Tracing.sessionEnded(tracing, s.attributes ?? {}, startedAt, cause)
           })
-        // Runs before the peer's own finalizers: a peer closed by then died.
-        yield* Effect.addFinalizer(() =>
-          Effect.flatMap(s.peer.isOpen() ? Effect.succeed(undefined) : s.peer.closed, end)
-        )
-        yield* Effect.forkScoped(Effect.flatMap(s.peer.closed, (error) =>
+        // Runs before the peer's own finalizers: a peer closed by then died. (Without a tracer
+        // there is no session metric to end: no finalizer.)
+        if (tracing !== undefined) {
+          yield* Effect.addFinalizer(() =>
+            Effect.flatMap(s.peer.isOpen() ? Effect.succeed(undefined) : s.peer.closed, end)
+          )
+        }
+        return (error: ConnectionError) =>
           Effect.suspend(() => {
             if (closed || live?.peer !== s.peer) return Effect.void
             lastCause = error
@@ -292,7 +304,7 @@ export const make = <R>(
               end(error),
               reconnect === undefined ? state.set(ConnectionState.Failed({ cause: error })) : supervise(reconnect)
             )
-          })))
+          })
       })
 
     const usable = (s: Session | undefined): s is Session => s !== undefined && !stale && s.peer.isOpen()

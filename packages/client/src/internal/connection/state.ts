@@ -17,10 +17,18 @@ export interface State {
   readonly subscribable: Subscribable.Subscribable<ConnectionState>
 }
 
-/** `listener` hears every change as it happens (a host's, registered before the first opening). @internal */
+/**
+ * `listener` hears every change as it happens (a host's, registered before the first opening).
+ * The stream's ref is made by its first reader: most connections never have one.
+ *
+ * @internal
+ */
 export const make = (listener: ((state: ConnectionState) => void) | undefined): Effect.Effect<State> =>
-  Effect.map(SubscriptionRef.make<ConnectionState>(ConnectionState.Connecting()), (ref) => {
+  Effect.sync(() => {
     let current: ConnectionState = ConnectionState.Connecting()
+    let ref: SubscriptionRef.SubscriptionRef<ConnectionState> | undefined
+    const refNow = () => ref ??= Effect.runSync(SubscriptionRef.make(current))
+    const publish = (state: ConnectionState) => ref === undefined ? Effect.void : SubscriptionRef.set(ref, state)
     return {
       // Nothing follows `Closed`.
       set: (state) =>
@@ -35,16 +43,18 @@ export const make = (listener: ((state: ConnectionState) => void) | undefined): 
             } catch (error) {
               return Effect.zipRight(
                 Effect.logWarning(`a state listener threw: ${String(error)}`),
-                repeated ? Effect.void : SubscriptionRef.set(ref, state)
+                repeated ? Effect.void : publish(state)
               )
             }
           }
-          return repeated ? Effect.void : SubscriptionRef.set(ref, state)
+          return repeated ? Effect.void : publish(state)
         }),
       current: () => current,
       subscribable: Subscribable.make({
-        get: SubscriptionRef.get(ref),
-        changes: Stream.takeUntil(ref.changes, (state) => state._tag === "Closed")
+        get: Effect.sync(() => current),
+        changes: Stream.unwrap(
+          Effect.sync(() => Stream.takeUntil(refNow().changes, (state) => state._tag === "Closed"))
+        )
       })
     }
   })

@@ -1,9 +1,9 @@
 /** @internal */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
@@ -51,21 +51,30 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     const pending = new Map<string | number, Pending>()
     let nextId = 1
     let closedWith: ConnectionError | undefined
-    const closed = yield* Deferred.make<ConnectionError>()
+    // Made when something waits for the close before it happened (rare: an idle peer keeps none).
+    let closedSignal: Deferred.Deferred<ConnectionError> | undefined
     let transport: Transport | undefined = undefined
 
-    // One fiber watches every deadline: it sleeps until the earliest, and is woken only when
-    // a request's deadline is earlier than the one it sleeps towards (rare: timeouts are
-    // mostly equal), so a request costs no timer of its own.
+    // A timer fiber watches every deadline while requests are pending: it sleeps until the
+    // earliest, expires what is due, sleeps again, and ends when nothing is left to watch (an idle
+    // connection holds no fiber and no timer). A request whose deadline is earlier than the one
+    // it sleeps towards (rare: timeouts are mostly equal) replaces it, so a request costs no
+    // timer of its own.
+    const clock = yield* Effect.clock
     let wakeAt = Infinity
+    let deadlineFiber: Fiber.RuntimeFiber<void> | undefined
     // Auth challenges the transport is handling (see onAuthorizing), and since when.
     let authorizing = 0
     let authorizingSince = 0
-    let wake = Deferred.unsafeMake<void>(FiberId.none)
+    const rearm = () => {
+      deadlineFiber?.unsafeInterruptAsFork(FiberId.none)
+      // Started on the scheduler, not inside the request's registration.
+      deadlineFiber = closedWith === undefined ? runFork(deadlineLoop, { immediate: false }) : undefined
+    }
     const watchDeadline = (deadline: number) => {
       if (deadline < wakeAt) {
         wakeAt = deadline
-        Deferred.unsafeDone(wake, Exit.void)
+        rearm()
       }
     }
 
@@ -99,16 +108,17 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       return earliest
     }
 
-    const deadlineLoop: Effect.Effect<never> = Effect.suspend(() => {
-      wake = Deferred.unsafeMake<void>(FiberId.none)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const earliest = expire(now)
-        wakeAt = earliest
-        const signal = Deferred.await(wake)
-        return earliest === Infinity ? signal : Effect.raceFirst(Effect.sleep(earliest - now), signal)
-      })
-    }).pipe(Effect.forever)
-    yield* Effect.forkScoped(deadlineLoop)
+    const deadlineLoop: Effect.Effect<void> = Effect.withFiberRuntime((fiber) => {
+      if (fiber !== deadlineFiber) return Effect.void // replaced before it started
+      const now = clock.unsafeCurrentTimeMillis()
+      const earliest = expire(now)
+      wakeAt = earliest
+      if (earliest === Infinity) {
+        deadlineFiber = undefined
+        return Effect.void
+      }
+      return Effect.zipRight(Effect.sleep(earliest - now), deadlineLoop)
+    })
 
     const failAll = (error: ConnectionError) => {
       const failed = Exit.fail(error)
@@ -119,7 +129,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (closedWith !== undefined) return
       closedWith = error
       failAll(error)
-      Deferred.unsafeDone(closed, Exit.succeed(error))
+      if (closedSignal !== undefined) Deferred.unsafeDone(closedSignal, Exit.succeed(error))
       options.onClose?.(error)
     }
 
@@ -221,7 +231,6 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
 
     // While the transport handles an auth challenge (a person may be signing in), deadlines stand
     // still: when the last challenge ends, each pending request gets the time it spent back.
-    const clock = yield* Effect.clock
     const onAuthorizing = (active: boolean) => {
       const now = clock.unsafeCurrentTimeMillis()
       if (active) {
@@ -235,14 +244,18 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         entry.deadline += paused
         entry.hardDeadline += paused
       }
-      Deferred.unsafeDone(wake, Exit.void)
+      if (pending.size > 0) rearm()
     }
 
     transport = yield* options.transport({ onMessage, onClose, onRequestFailed, onAuthorizing }, server)
     const open = transport
 
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => onClose(new ConnectionError({ server, message: "connection closed" })))
+      Effect.sync(() => {
+        onClose(new ConnectionError({ server, message: "connection closed" }))
+        deadlineFiber?.unsafeInterruptAsFork(FiberId.none)
+        deadlineFiber = undefined
+      })
     )
 
     /** Puts a request in the pending map, watched by the deadline fiber; its message is not sent yet. */
@@ -358,7 +371,11 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       unsafeRequest,
       notify,
       isOpen: () => closedWith === undefined,
-      closed: Deferred.await(closed),
+      closed: Effect.suspend(() =>
+        closedWith !== undefined
+          ? Effect.succeed(closedWith)
+          : Deferred.await(closedSignal ??= Deferred.unsafeMake<ConnectionError>(FiberId.none))
+      ),
       description: open.description,
       authorization: open.authorization ?? Effect.succeed(undefined),
       reusableCache: open.reusableCache ?? true

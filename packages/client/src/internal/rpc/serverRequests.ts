@@ -113,25 +113,26 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
     const answer = (message: object) => slots.withPermits(1)(send(message))
 
     // Refusals: queued for a free slot, sent by one dispatcher, dropped (counted) past the queue.
-    const refusals = yield* Queue.dropping<Refusal>(options.maxQueued)
     let queuedIdChars = 0
-    yield* Queue.take(refusals).pipe(
-      Effect.flatMap((refusal) =>
-        Effect.zipRight(
-          slots.take(1),
-          Effect.sync(() => {
-            queuedIdChars -= idChars(refusal.id)
-            const { id, reason } = refusal
-            FiberSet.unsafeAdd(
-              fibers,
-              runFork(Effect.ensuring(send({ jsonrpc: "2.0", id, error: REFUSALS[reason] }), slots.release(1)))
-            )
-          })
-        )
-      ),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // The queue and its dispatcher come with the first refusal: most connections never refuse.
+    let refusals: Queue.Queue<Refusal> | undefined
+    const dispatchRefusals = (queue: Queue.Queue<Refusal>) =>
+      Queue.take(queue).pipe(
+        Effect.flatMap((refusal) =>
+          Effect.zipRight(
+            slots.take(1),
+            Effect.sync(() => {
+              queuedIdChars -= idChars(refusal.id)
+              const { id, reason } = refusal
+              FiberSet.unsafeAdd(
+                fibers,
+                runFork(Effect.ensuring(send({ jsonrpc: "2.0", id, error: REFUSALS[reason] }), slots.release(1)))
+              )
+            })
+          )
+        ),
+        Effect.forever
+      )
 
     const interval = Duration.format(Duration.decode(options.summaryInterval))
     let tally = new Tally()
@@ -148,6 +149,12 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
     yield* Effect.addFinalizer(() => summarise)
 
     const refuse = (id: Id, method: string, reason: Refusal["reason"]) => {
+      if (refusals === undefined) {
+        refusals = Effect.runSync(Queue.dropping<Refusal>(options.maxQueued))
+        // Started on the scheduler, as a forked fiber would be: refusals arriving in the same
+        // burst fill the queue first.
+        FiberSet.unsafeAdd(fibers, runFork(dispatchRefusals(refusals), { immediate: false }))
+      }
       const fits = queuedIdChars + idChars(id) <= options.maxQueuedIdChars && refusals.unsafeOffer({ id, reason })
       if (fits) queuedIdChars += idChars(id)
       tally.count(method, reason, !fits)
