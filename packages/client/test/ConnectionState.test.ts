@@ -82,6 +82,19 @@ describe("ConnectionState", () => {
       assert.deepStrictEqual(seen.slice(5), ["Closed"])
     }))
 
+  it.effect("a session re-opened on purpose (roots declared on a legacy session) is no failure", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const { connection, scope, seen } = yield* connect(server.config({ name: "roots" }))
+      yield* connection.setRoots([{ uri: "file:///work", name: "work" }])
+      yield* connection.listTools()
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      assert.deepStrictEqual(seen.filter((state) => state.startsWith("Failed")), [])
+      assert.strictEqual(connection.currentState()._tag, "Ready")
+      assert.strictEqual((yield* server.requests("initialize")).length, 2)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   it.effect("supervised: re-opens in the background, each attempt in the state, until Ready", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make(Scenarios.demo)

@@ -122,9 +122,10 @@ export const make = <R>(
               : Tracing.sessionAttributes(candidateKind, transport, negotiated)
           }
           const died = yield* watch(opened)
-          onDied = (error) => runFork(died(error))
+          // Handled on the scheduler, as the fiber that used to wait for the close did.
+          onDied = (error) => runFork(died(error), { immediate: false })
           // Closed before the callback was set: its end is handled all the same.
-          if (!peer.isOpen()) runFork(Effect.flatMap(peer.closed, died))
+          if (!peer.isOpen()) runFork(Effect.flatMap(peer.closed, died), { immediate: false })
           return opened
         }).pipe(
           Scope.extend(scope),
@@ -136,8 +137,10 @@ export const make = <R>(
     const openSession = Effect.gen(function*() {
       if (closed) return yield* new ConnectionError({ server, message: "the connection is closed" })
       if (live !== undefined) {
-        yield* Scope.close(live.scope, Exit.void)
+        // No longer live before its scope closes: its peer's close is no death.
+        const old = live
         live = undefined
+        yield* Scope.close(old.scope, Exit.void)
         cache.clear()
       }
       const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)
