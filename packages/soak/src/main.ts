@@ -1,8 +1,8 @@
 /**
  * `npm run soak`: the fault-injection soak. Calls `echo` over stdio and Streamable HTTP, both
  * eras, against servers that fail at random (seeded), then checks that every call settled once
- * with its own result, that no `tools/call` was received twice, that nothing leaked and that RSS
- * stayed flat. Exits 1, naming each failed invariant, if any did not hold.
+ * with its own result, that no `tools/call` was received twice, that nothing leaked and that live
+ * memory (heap used + external after a full collection) stayed flat. Exits 1, naming each failed invariant, if any did not hold.
  *
  *   node --expose-gc packages/soak/dist/main.js [--smoke] [--calls N] [--seed N]
  *       [--concurrency N] [--read-timeout MS]
@@ -27,7 +27,8 @@ import type { Recorder, Settings } from "./driver.js"
 import { runTarget, targets } from "./driver.js"
 import type { Receipt, Resources, Settlement } from "./invariants.js"
 import { check } from "./invariants.js"
-import { rss, settled, snapshot } from "./resources.js"
+import type { Memory } from "./resources.js"
+import { memory, settled, snapshot } from "./resources.js"
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`)
@@ -80,23 +81,20 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 const recorder = (expected: number) => {
   const started: Array<string> = []
   const settlements: Array<Settlement> = []
-  const samples: Array<number> = []
-  const heap: Array<string> = []
+  const samples: Array<Memory> = []
   // The first quarter is the warm-up: V8 grows its heap spaces to their working size there
-  // (heap used after a collection stays flat while RSS rises once), which is no leak.
+  // (live memory after a collection stays flat while RSS rises once), which is no leak.
   const marks = [Math.ceil(expected * 0.25), Math.ceil(expected * 0.625), expected]
   const record: Recorder = {
     started: (token) => started.push(token),
     settled: (settlement) => {
       settlements.push(settlement)
       if (marks.includes(settlements.length)) {
-        samples.push(rss())
-        const usage = process.memoryUsage()
-        heap.push(`${mib(usage.heapUsed)} of ${mib(usage.heapTotal)}, external ${mib(usage.external)}`)
+        samples.push(memory())
       }
     }
   }
-  return { started, settlements, samples, heap, record }
+  return { started, settlements, samples, record }
 }
 
 const program = Effect.gen(function*() {
@@ -113,7 +111,7 @@ const program = Effect.gen(function*() {
   console.log(`mcp-effect soak${smoke ? " (smoke)" : ""}: seed ${seed} (reproduce with --seed ${seed})`)
   console.log(
     `  ${new Date().toISOString()}, ${Os.cpus()[0]?.model ?? "?"}, ${mib(Os.totalmem())} memory${
-      typeof (globalThis as { gc?: unknown }).gc === "function" ? "" : "; run with --expose-gc for exact RSS samples"
+      typeof (globalThis as { gc?: unknown }).gc === "function" ? "" : "; run with --expose-gc for exact memory samples"
     }`
   )
   console.log(
@@ -150,7 +148,7 @@ const program = Effect.gen(function*() {
     receipts: readReceipts(settings.log).filter((r) => !r.token.startsWith(WARMUP)),
     before,
     after,
-    rss: calls.samples
+    live: calls.samples.map((m) => m.heapUsed + m.external)
   })
   Fs.rmSync(dir, { recursive: true, force: true })
   const failures = [
@@ -169,9 +167,17 @@ const program = Effect.gen(function*() {
   console.log(`  resources at start ${counts(before)}`)
   console.log(`  resources at end   ${counts(after)}`)
   console.log(
-    `  RSS ${calls.samples.map(mib).join(" / ")} (25 % / 62.5 % / 100 % of the calls settled, after a full collection)`
+    `  live memory (heap used + external) ${
+      calls.samples.map((m) => mib(m.heapUsed + m.external)).join(" / ")
+    } (25 % / 62.5 % / 100 % of the calls settled, after a full collection)`
   )
-  console.log(`  heap used at the same points: ${calls.heap.join(" / ")}`)
+  console.log(
+    `  at the same points: heap used ${
+      calls.samples.map((m) => `${mib(m.heapUsed)} of ${mib(m.heapTotal)}`).join(" / ")
+    }; external ${calls.samples.map((m) => mib(m.external)).join(" / ")}; RSS ${
+      calls.samples.map((m) => mib(m.rss)).join(" / ")
+    } (reported, not judged)`
+  )
   console.log(`  client log lines ${JSON.stringify(logs.counts)}`)
   for (const sample of logs.samples) console.log(`    ${sample}`)
   if (failures.length === 0) {

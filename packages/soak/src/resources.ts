@@ -1,6 +1,6 @@
 /**
  * What the process holds: live fibers (through a tracking `Supervisor`), active handles by type,
- * open file descriptors and child processes (Linux `/proc`; elsewhere, handles only), and RSS.
+ * open file descriptors and child processes (Linux `/proc`; elsewhere, handles only), and memory.
  *
  * @since 0.1.0
  */
@@ -56,12 +56,22 @@ export const settled = (before: Resources, now: Resources): boolean =>
   now.fibers <= before.fibers && now.fds <= before.fds && now.children <= before.children &&
   Object.entries(now.handles).every(([type, n]) => n <= (before.handles[type] ?? 0))
 
+/** What the process holds, read after a full collection when it runs with `--expose-gc`. */
+export interface Memory {
+  readonly rss: number
+  readonly heapUsed: number
+  readonly heapTotal: number
+  readonly external: number
+}
+
 /**
- * RSS after a full collection when the process runs with `--expose-gc`.
+ * Memory after a full collection when the process runs with `--expose-gc`: heap used plus
+ * external is the live data a leak would grow; RSS also holds what the allocators keep.
  *
  * @since 0.1.0
  */
-export const rss = (): number => {
+export const memory = (): Memory => {
   ;(globalThis as { gc?: () => void }).gc?.()
-  return process.memoryUsage.rss()
+  const { external, heapTotal, heapUsed, rss } = process.memoryUsage()
+  return { rss, heapUsed, heapTotal, external }
 }
