@@ -1,0 +1,152 @@
+/**
+ * What one Streamable HTTP connection's POST exchanges and GET stream share: the session the
+ * server issued, the negotiated version, the request headers derived from them, and the sink
+ * every received message goes to.
+ *
+ * @internal
+ */
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { ConnectionError, SessionExpiredError } from "../../McpError.js"
+import type { SendHints, TransportSink } from "../../Transport.js"
+import * as Http from "./http.js"
+import * as Reply from "./postReply.js"
+import type { Id } from "./postReply.js"
+
+/**
+ * What the sessions of one connection remember about a server that answers a lost session
+ * with 400: whether it was told about, and whether the session opened after such a 400 has
+ * yet to answer a request (until then another such 400 is the server's real answer).
+ *
+ * @internal
+ */
+export interface LostSessions {
+  warned: boolean
+  unproven: boolean
+}
+
+/** @internal */
+export interface Connection {
+  readonly s: Http.HttpSettings
+  readonly url: string
+  readonly server: string
+  readonly sink: TransportSink
+  readonly lost: LostSessions
+  sessionId: string | undefined
+  protocolVersion: string | undefined
+  /** The id of the `initialize` in flight, whose result names the protocol version. */
+  initializeId: Id | undefined
+  closed: boolean
+  /**
+   * The reconnection time: the last `retry:` the server sent on any stream, as an EventSource
+   * keeps one for its whole connection.
+   */
+  serverRetry: number | undefined
+  /** The configured headers the bases below were derived from (a function may hand out new ones). */
+  configured: Record<string, string> | undefined
+  legacyBase: Record<string, string>
+  modernBase: Record<string, string>
+}
+
+/** @internal */
+export const make = (
+  s: Http.HttpSettings,
+  url: string,
+  sink: TransportSink,
+  lost: LostSessions
+): Connection => ({
+  s,
+  url,
+  server: s.server,
+  sink,
+  lost,
+  sessionId: undefined,
+  protocolVersion: undefined,
+  initializeId: undefined,
+  closed: false,
+  serverRetry: undefined,
+  configured: undefined,
+  legacyBase: {},
+  modernBase: {}
+})
+
+// Configured headers in the Mcp-Param-* namespace would impersonate tool arguments on a
+// 2026-07-28 request, where the client owns that namespace: they go to legacy requests only.
+const withoutParams = (configured: Record<string, string>) =>
+  Object.fromEntries(Object.entries(configured).filter(([name]) => !/^mcp-param-/i.test(name)))
+
+/** The headers of a request: the configured ones, the session's, the era's, then `extra`. @internal */
+export const headers = (c: Connection, extra?: Record<string, string>, hints?: SendHints): Record<string, string> => {
+  const current = c.s.headers()
+  if (current !== c.configured) {
+    c.configured = current
+    c.legacyBase = { ...current, "accept-encoding": "gzip, deflate" }
+    c.modernBase = { ...withoutParams(current), "accept-encoding": "gzip, deflate" }
+  }
+  if (hints?.modern === true) return { ...c.modernBase, ...extra, ...hints.headers }
+  const all: Record<string, string> = { ...c.legacyBase, ...extra }
+  if (c.sessionId !== undefined) all["mcp-session-id"] = c.sessionId
+  if (c.protocolVersion !== undefined) all["mcp-protocol-version"] = c.protocolVersion
+  return hints?.headers === undefined ? all : { ...all, ...hints.headers }
+}
+
+/** Hands a received message on, noting the protocol version `initialize`'s result names. @internal */
+export const deliver = (c: Connection, message: unknown): void => {
+  if (
+    c.initializeId !== undefined && Reply.isObject(message) && message.id === c.initializeId &&
+    Reply.isObject(message.result) &&
+    typeof message.result.protocolVersion === "string" && Http.isSafeHeaderValue(message.result.protocolVersion, 64)
+  ) {
+    c.protocolVersion = message.result.protocolVersion
+    c.initializeId = undefined
+  }
+  c.sink.onMessage(message)
+}
+
+/** An SSE event's message; `undefined` when it is not JSON (the stream's reader logs it once, counted). @internal */
+export const parseEvent = (data: string): unknown => {
+  try {
+    return JSON.parse(data)
+  } catch {
+    return undefined
+  }
+}
+
+/** Reads a little of a body nobody needs, so its connection can be reused. @internal */
+export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
+
+/** Opens (or resumes, after `lastEventId`) a GET stream. @internal */
+export const get = (c: Connection, lastEventId: string | undefined) =>
+  Http.executeAuthorized(
+    c.s,
+    HttpClientRequest.get(c.url).pipe(
+      HttpClientRequest.setHeaders(
+        headers(
+          c,
+          lastEventId === undefined ? { accept: "text/event-stream" } : {
+            accept: "text/event-stream",
+            "last-event-id": lastEventId
+          }
+        )
+      )
+    )
+  )
+
+/**
+ * The server expired the session: the request that met the expiry fails with
+ * SessionExpiredError (its caller may re-send it on a new session); everything else in flight
+ * fails with the connection.
+ *
+ * @internal
+ */
+export const expired = (c: Connection, method: string, id: Id | undefined): SessionExpiredError => {
+  c.sessionId = undefined
+  c.closed = true
+  const error = new SessionExpiredError({ server: c.server, method })
+  if (id !== undefined) c.sink.onRequestFailed(id, error)
+  c.sink.onClose(new ConnectionError({ server: c.server, message: "the server expired the session" }))
+  return error
+}
