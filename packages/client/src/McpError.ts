@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { TaggedError } from "./internal/taggedError.js"
 
 /**
  * The connection to a server could not be opened, or died: a process that exited, a closed
@@ -16,7 +17,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category errors
  */
-export class ConnectionError extends Schema.TaggedError<ConnectionError>()("ConnectionError", {
+export class ConnectionError extends TaggedError<ConnectionError>()("ConnectionError", {
   server: Schema.String,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect)
@@ -29,7 +30,7 @@ export class ConnectionError extends Schema.TaggedError<ConnectionError>()("Conn
  * @since 0.1.0
  * @category errors
  */
-export class RequestTimeoutError extends Schema.TaggedError<RequestTimeoutError>()("RequestTimeoutError", {
+export class RequestTimeoutError extends TaggedError<RequestTimeoutError>()("RequestTimeoutError", {
   server: Schema.String,
   method: Schema.String,
   timeoutMs: Schema.Number
@@ -46,7 +47,7 @@ export class RequestTimeoutError extends Schema.TaggedError<RequestTimeoutError>
  * @since 0.1.0
  * @category errors
  */
-export class ResponseTooLargeError extends Schema.TaggedError<ResponseTooLargeError>()("ResponseTooLargeError", {
+export class ResponseTooLargeError extends TaggedError<ResponseTooLargeError>()("ResponseTooLargeError", {
   server: Schema.String,
   limit: Schema.Number
 }) {
@@ -62,7 +63,7 @@ export class ResponseTooLargeError extends Schema.TaggedError<ResponseTooLargeEr
  * @since 0.1.0
  * @category errors
  */
-export class TransientServerError extends Schema.TaggedError<TransientServerError>()("TransientServerError", {
+export class TransientServerError extends TaggedError<TransientServerError>()("TransientServerError", {
   server: Schema.String,
   method: Schema.String,
   status: Schema.Number
@@ -79,7 +80,7 @@ export class TransientServerError extends Schema.TaggedError<TransientServerErro
  * @since 0.1.0
  * @category errors
  */
-export class SessionExpiredError extends Schema.TaggedError<SessionExpiredError>()("SessionExpiredError", {
+export class SessionExpiredError extends TaggedError<SessionExpiredError>()("SessionExpiredError", {
   server: Schema.String,
   method: Schema.String
 }) {
@@ -94,13 +95,11 @@ export class SessionExpiredError extends Schema.TaggedError<SessionExpiredError>
  * @since 0.1.0
  * @category errors
  */
-export class ResponseStreamClosedError
-  extends Schema.TaggedError<ResponseStreamClosedError>()("ResponseStreamClosedError", {
-    server: Schema.String,
-    method: Schema.String,
-    message: Schema.String
-  })
-{}
+export class ResponseStreamClosedError extends TaggedError<ResponseStreamClosedError>()("ResponseStreamClosedError", {
+  server: Schema.String,
+  method: Schema.String,
+  message: Schema.String
+}) {}
 
 /**
  * The server's HTTP reply to a request ended without that request's response: an empty JSON
@@ -111,7 +110,7 @@ export class ResponseStreamClosedError
  * @since 0.1.0
  * @category errors
  */
-export class MissingResponseError extends Schema.TaggedError<MissingResponseError>()("MissingResponseError", {
+export class MissingResponseError extends TaggedError<MissingResponseError>()("MissingResponseError", {
   server: Schema.String,
   method: Schema.String,
   message: Schema.String
@@ -123,7 +122,7 @@ export class MissingResponseError extends Schema.TaggedError<MissingResponseErro
  * @since 0.1.0
  * @category errors
  */
-export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", {
+export class ServerError extends TaggedError<ServerError>()("ServerError", {
   server: Schema.String,
   method: Schema.String,
   code: Schema.Number,
@@ -138,7 +137,7 @@ export class ServerError extends Schema.TaggedError<ServerError>()("ServerError"
  * @since 0.1.0
  * @category errors
  */
-export class InvalidResponseError extends Schema.TaggedError<InvalidResponseError>()("InvalidResponseError", {
+export class InvalidResponseError extends TaggedError<InvalidResponseError>()("InvalidResponseError", {
   server: Schema.String,
   method: Schema.String,
   message: Schema.String
@@ -154,7 +153,7 @@ export class InvalidResponseError extends Schema.TaggedError<InvalidResponseErro
  * @category errors
  */
 export class UnsupportedProtocolVersionError
-  extends Schema.TaggedError<UnsupportedProtocolVersionError>()("UnsupportedProtocolVersionError", {
+  extends TaggedError<UnsupportedProtocolVersionError>()("UnsupportedProtocolVersionError", {
     server: Schema.String,
     requested: Schema.String,
     supported: Schema.Array(Schema.String),
@@ -181,7 +180,7 @@ export class UnsupportedProtocolVersionError
  * @since 0.1.0
  * @category errors
  */
-export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+export class ValidationError extends TaggedError<ValidationError>()("ValidationError", {
   server: Schema.String,
   tool: Schema.String,
   message: Schema.String,
@@ -201,7 +200,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
  * @since 0.1.0
  * @category errors
  */
-export class HeaderMismatchError extends Schema.TaggedError<HeaderMismatchError>()("HeaderMismatchError", {
+export class HeaderMismatchError extends TaggedError<HeaderMismatchError>()("HeaderMismatchError", {
   server: Schema.String,
   method: Schema.String,
   message: Schema.String,
@@ -217,7 +216,7 @@ export class HeaderMismatchError extends Schema.TaggedError<HeaderMismatchError>
  * @category errors
  */
 export class MissingRequiredClientCapabilityError
-  extends Schema.TaggedError<MissingRequiredClientCapabilityError>()("MissingRequiredClientCapabilityError", {
+  extends TaggedError<MissingRequiredClientCapabilityError>()("MissingRequiredClientCapabilityError", {
     server: Schema.String,
     method: Schema.String,
     message: Schema.String,
@@ -236,7 +235,7 @@ export class MissingRequiredClientCapabilityError
  * @since 0.1.0
  * @category errors
  */
-export class InputRequiredError extends Schema.TaggedError<InputRequiredError>()("InputRequiredError", {
+export class InputRequiredError extends TaggedError<InputRequiredError>()("InputRequiredError", {
   server: Schema.String,
   method: Schema.String,
   params: Schema.Unknown,
@@ -257,7 +256,7 @@ export class InputRequiredError extends Schema.TaggedError<InputRequiredError>()
  * @since 0.1.0
  * @category errors
  */
-export class TaskReplacedError extends Schema.TaggedError<TaskReplacedError>()("TaskReplacedError", {
+export class TaskReplacedError extends TaggedError<TaskReplacedError>()("TaskReplacedError", {
   server: Schema.String,
   taskId: Schema.String
 }) {
@@ -273,7 +272,7 @@ export class TaskReplacedError extends Schema.TaggedError<TaskReplacedError>()("
  * @since 0.1.0
  * @category errors
  */
-export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
+export class AuthError extends TaggedError<AuthError>()("AuthError", {
   server: Schema.String,
   reason: Schema.String,
   message: Schema.String,
@@ -287,7 +286,7 @@ export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
  * @since 0.1.0
  * @category errors
  */
-export class InsufficientScopeError extends Schema.TaggedError<InsufficientScopeError>()("InsufficientScopeError", {
+export class InsufficientScopeError extends TaggedError<InsufficientScopeError>()("InsufficientScopeError", {
   server: Schema.String,
   scope: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String)
@@ -307,7 +306,7 @@ export class InsufficientScopeError extends Schema.TaggedError<InsufficientScope
  * @category errors
  */
 export class AuthorizationRequiredError
-  extends Schema.TaggedError<AuthorizationRequiredError>()("AuthorizationRequiredError", {
+  extends TaggedError<AuthorizationRequiredError>()("AuthorizationRequiredError", {
     server: Schema.String,
     authorizationUrl: Schema.String
   })
@@ -323,7 +322,7 @@ export class AuthorizationRequiredError
  * @since 0.1.0
  * @category errors
  */
-export class CapabilityError extends Schema.TaggedError<CapabilityError>()("CapabilityError", {
+export class CapabilityError extends TaggedError<CapabilityError>()("CapabilityError", {
   server: Schema.String,
   capability: Schema.String,
   method: Schema.String
@@ -339,7 +338,7 @@ export class CapabilityError extends Schema.TaggedError<CapabilityError>()("Capa
  * @since 0.1.0
  * @category errors
  */
-export class ToolNotFoundError extends Schema.TaggedError<ToolNotFoundError>()("ToolNotFoundError", {
+export class ToolNotFoundError extends TaggedError<ToolNotFoundError>()("ToolNotFoundError", {
   name: Schema.String,
   server: Schema.optional(Schema.String)
 }) {
@@ -356,7 +355,7 @@ export class ToolNotFoundError extends Schema.TaggedError<ToolNotFoundError>()("
  * @since 0.1.0
  * @category errors
  */
-export class AmbiguousToolError extends Schema.TaggedError<AmbiguousToolError>()("AmbiguousToolError", {
+export class AmbiguousToolError extends TaggedError<AmbiguousToolError>()("AmbiguousToolError", {
   name: Schema.String,
   servers: Schema.Array(Schema.String)
 }) {
@@ -372,7 +371,7 @@ export class AmbiguousToolError extends Schema.TaggedError<AmbiguousToolError>()
  * @since 0.1.0
  * @category errors
  */
-export class AmbiguousServerError extends Schema.TaggedError<AmbiguousServerError>()("AmbiguousServerError", {
+export class AmbiguousServerError extends TaggedError<AmbiguousServerError>()("AmbiguousServerError", {
   subject: Schema.String,
   servers: Schema.Array(Schema.String)
 }) {
@@ -387,7 +386,7 @@ export class AmbiguousServerError extends Schema.TaggedError<AmbiguousServerErro
  * @since 0.1.0
  * @category errors
  */
-export class ServerNotFoundError extends Schema.TaggedError<ServerNotFoundError>()("ServerNotFoundError", {
+export class ServerNotFoundError extends TaggedError<ServerNotFoundError>()("ServerNotFoundError", {
   server: Schema.String,
   known: Schema.Array(Schema.String)
 }) {
@@ -402,7 +401,7 @@ export class ServerNotFoundError extends Schema.TaggedError<ServerNotFoundError>
  * @since 0.1.0
  * @category errors
  */
-export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+export class ConfigError extends TaggedError<ConfigError>()("ConfigError", {
   message: Schema.String
 }) {}
 

@@ -42,6 +42,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { CryptoKeyPair } from "oauth4webapi"
 import * as internal from "./internal/auth/oauth.js"
+import { TaggedError } from "./internal/taggedError.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
 /**
@@ -50,7 +51,7 @@ import type { AuthFailure, McpAuth } from "./McpAuth.js"
  * @since 0.1.0
  * @category errors
  */
-export class OAuthStorageError extends Schema.TaggedError<OAuthStorageError>()("OAuthStorageError", {
+export class OAuthStorageError extends TaggedError<OAuthStorageError>()("OAuthStorageError", {
   message: Schema.String
 }) {}
 
