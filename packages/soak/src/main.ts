@@ -2,7 +2,8 @@
  * `npm run soak`: the fault-injection soak. Calls `echo` over stdio and Streamable HTTP, both
  * eras, against servers that fail at random (seeded), then checks that every call settled once
  * with its own result, that no `tools/call` was received twice, that nothing leaked and that live
- * memory (heap used + external after a full collection) stayed flat. Exits 1, naming each failed invariant, if any did not hold.
+ * memory (heap used + external after a full collection) stayed flat. Exits 1, naming each failed
+ * invariant, if any did not hold.
  *
  *   node --expose-gc packages/soak/dist/main.js [--smoke] [--calls N] [--seed N]
  *       [--concurrency N] [--read-timeout MS]
