@@ -26,10 +26,11 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Recorder, Settings } from "./driver.js"
 import { runTarget, targets } from "./driver.js"
-import type { Receipt, Resources, Settlement } from "./invariants.js"
+import type { Receipt, Resources } from "./invariants.js"
 import { check } from "./invariants.js"
+import * as Records from "./records.js"
 import type { Memory } from "./resources.js"
-import { memory, settled, snapshot } from "./resources.js"
+import { memory as measure, settled, snapshot } from "./resources.js"
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`)
@@ -79,24 +80,16 @@ const settle = (supervisor: Supervisor.Supervisor<Array<unknown>>, before: Resou
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`
 
-const recorder = (expected: number) => {
-  const started: Array<string> = []
-  const settlements: Array<Settlement> = []
+/** Samples memory at 25 %, 62.5 % and 100 % of `expected` settled calls. */
+const sampler = (expected: number) => {
   const samples: Array<Memory> = []
   // The first quarter is the warm-up: V8 grows its heap spaces to their working size there
   // (live memory after a collection stays flat while RSS rises once), which is no leak.
   const marks = [Math.ceil(expected * 0.25), Math.ceil(expected * 0.625), expected]
-  const record: Recorder = {
-    started: (token) => started.push(token),
-    settled: (settlement) => {
-      settlements.push(settlement)
-      if (marks.includes(settlements.length)) {
-        samples.push(memory())
-      }
-    }
-  }
-  return { started, settlements, samples, record }
+  return { samples, sample: (settledCount: number) => marks.includes(settledCount) }
 }
+
+const discard: Recorder = { started: () => {}, settled: () => {} }
 
 const program = Effect.gen(function*() {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-soak-"))
@@ -123,18 +116,22 @@ const program = Effect.gen(function*() {
   const supervisor = yield* Supervisor.track
   // A few calls per target first, so what a process creates once and keeps (libuv's and the
   // platform's lazily opened descriptors, say) is part of the baseline rather than a "leak".
-  const warmup = recorder(WARMUP_CALLS * chosen.length)
   const start = yield* snapshot(supervisor)
   yield* Effect.forEach(
     chosen,
     (target) =>
       Effect.ignore(
-        runTarget({ ...settings, calls: WARMUP_CALLS, faultScale: 0, tokenPrefix: WARMUP }, target, warmup.record)
+        runTarget({ ...settings, calls: WARMUP_CALLS, faultScale: 0, tokenPrefix: WARMUP }, target, discard)
       ),
     { concurrency: "unbounded" }
   ).pipe(Effect.supervised(supervisor))
   const before = yield* settle(supervisor, start, 12_000)
-  const calls = recorder(settings.calls * chosen.length)
+  const memory = sampler(settings.calls * chosen.length)
+  const calls = Records.make(Path.join(dir, "calls.tsv"), (count) => {
+    if (!memory.sample(count)) return
+    calls.flush()
+    memory.samples.push(measure())
+  })
   const started = Date.now()
   const connectFailures = yield* Effect.forEach(
     chosen,
@@ -143,13 +140,14 @@ const program = Effect.gen(function*() {
   ).pipe(Effect.supervised(supervisor))
   const seconds = (Date.now() - started) / 1000
   const after = yield* settle(supervisor, before)
+  const { settlements, started: startedTokens } = calls.read()
   const verdict = check({
-    started: calls.started,
-    settlements: calls.settlements,
+    started: startedTokens,
+    settlements,
     receipts: readReceipts(settings.log).filter((r) => !r.token.startsWith(WARMUP)),
     before,
     after,
-    live: calls.samples.map((m) => m.heapUsed + m.external)
+    live: memory.samples.map((m) => m.heapUsed + m.external)
   })
   Fs.rmSync(dir, { recursive: true, force: true })
   const failures = [
@@ -169,14 +167,14 @@ const program = Effect.gen(function*() {
   console.log(`  resources at end   ${counts(after)}`)
   console.log(
     `  live memory (heap used + external) ${
-      calls.samples.map((m) => mib(m.heapUsed + m.external)).join(" / ")
+      memory.samples.map((m) => mib(m.heapUsed + m.external)).join(" / ")
     } (25 % / 62.5 % / 100 % of the calls settled, after a full collection)`
   )
   console.log(
     `  at the same points: heap used ${
-      calls.samples.map((m) => `${mib(m.heapUsed)} of ${mib(m.heapTotal)}`).join(" / ")
-    }; external ${calls.samples.map((m) => mib(m.external)).join(" / ")}; RSS ${
-      calls.samples.map((m) => mib(m.rss)).join(" / ")
+      memory.samples.map((m) => `${mib(m.heapUsed)} of ${mib(m.heapTotal)}`).join(" / ")
+    }; external ${memory.samples.map((m) => mib(m.external)).join(" / ")}; RSS ${
+      memory.samples.map((m) => mib(m.rss)).join(" / ")
     } (reported, not judged)`
   )
   console.log(`  client log lines ${JSON.stringify(logs.counts)}`)
