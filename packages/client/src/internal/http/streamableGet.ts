@@ -72,7 +72,7 @@ export const readExchange = (
         return c.sink.onRequestFailed(
           id,
           new ResponseStreamClosedError({
-            server: c.server,
+            server: c.s.server,
             method,
             message: lastEventId === undefined
               ? "the response stream ended before the response and cannot be resumed"
@@ -109,7 +109,7 @@ export const listen = (
       pending = undefined
       if (opened._tag === "Right" && NO_STREAM.has(opened.right.status)) {
         yield* discard(opened.right)
-        return yield* Effect.logDebug(`${c.server}: no GET stream (HTTP ${opened.right.status})`)
+        return yield* Effect.logDebug(`${c.s.server}: no GET stream (HTTP ${opened.right.status})`)
       }
       if (opened._tag === "Right" && opened.right.status >= 200 && opened.right.status < 300) {
         failures = 0
@@ -127,7 +127,7 @@ export const listen = (
         if (opened._tag === "Right") yield* discard(opened.right)
         failures++
         if (failures >= Limits.MAX_GET_FAILURES) {
-          return yield* Effect.logWarning(`${c.server}: GET stream failed ${failures} times in a row; giving up`)
+          return yield* Effect.logWarning(`${c.s.server}: GET stream failed ${failures} times in a row; giving up`)
         }
       }
       const delay = failures === 0

@@ -40,7 +40,7 @@ const refusal = (
   }
   return Effect.fail(
     new ServerError({
-      server: c.server,
+      server: c.s.server,
       method,
       code: typeof error?.code === "number" ? error.code : -32600,
       message: typeof error?.message === "string" ? error.message.slice(0, 500) : `HTTP ${status}`,
@@ -66,7 +66,7 @@ const lostSession = (
     if (!Reply.mentionsSession(body.error) || c.lost.unproven) return refusal(c, 400, id, method, body)
     c.lost.unproven = true
     const warn = c.lost.warned ? Effect.void : Effect.logWarning(
-      `${c.server}: answered HTTP 400 ${
+      `${c.s.server}: answered HTTP 400 ${
         escapeControl(JSON.stringify(String(body.error!.message)), 200)
       } for its session id; the spec requires 404 for a session it no longer knows, so this is taken for an expired session`
     )
@@ -76,7 +76,7 @@ const lostSession = (
 }
 
 const missing = (c: Connection, method: string, message: string) =>
-  new MissingResponseError({ server: c.server, method, message })
+  new MissingResponseError({ server: c.s.server, method, message })
 
 // The body of a `200 application/json` reply; a request it does not answer fails at once.
 const readJson = (c: Connection, response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
@@ -84,7 +84,7 @@ const readJson = (c: Connection, response: HttpClientResponse.HttpClientResponse
     const messages = Reply.jsonMessages(text)
     if (messages === undefined) {
       return Effect.fail(
-        new InvalidResponseError({ server: c.server, method, message: "the response body is not JSON" })
+        new InvalidResponseError({ server: c.s.server, method, message: "the response body is not JSON" })
       )
     }
     let answered = false

@@ -31,7 +31,6 @@ export interface LostSessions {
 export interface Connection {
   readonly s: Http.HttpSettings
   readonly url: string
-  readonly server: string
   readonly sink: TransportSink
   readonly lost: LostSessions
   sessionId: string | undefined
@@ -59,7 +58,6 @@ export const make = (
 ): Connection => ({
   s,
   url,
-  server: s.server,
   sink,
   lost,
   sessionId: undefined,
@@ -145,8 +143,8 @@ export const get = (c: Connection, lastEventId: string | undefined) =>
 export const expired = (c: Connection, method: string, id: Id | undefined): SessionExpiredError => {
   c.sessionId = undefined
   c.closed = true
-  const error = new SessionExpiredError({ server: c.server, method })
+  const error = new SessionExpiredError({ server: c.s.server, method })
   if (id !== undefined) c.sink.onRequestFailed(id, error)
-  c.sink.onClose(new ConnectionError({ server: c.server, message: "the server expired the session" }))
+  c.sink.onClose(new ConnectionError({ server: c.s.server, message: "the server expired the session" }))
   return error
 }
