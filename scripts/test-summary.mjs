@@ -50,19 +50,9 @@ export const summarizeFile = (file, exitCode) => {
   }
 }
 
-/**
- * The closing lines every run ends with: ours, then the same totals in vitest's own summary
- * form (`Tests  2 failed | 10 passed | 1 skipped (13)`), which log readers already know.
- */
-export const closingLine = ({ passed, failed, skipped }) => {
-  const parts = [[failed, "failed"], [passed, "passed"], [skipped, "skipped"]]
-    .filter(([count, word]) => count > 0 || word === "passed")
-    .map(([count, word]) => `${count} ${word}`)
-  return [
-    `tests: ${passed} passed, ${failed} failed, ${skipped} skipped`,
-    `      Tests  ${parts.join(" | ")} (${passed + failed + skipped})`
-  ].join("\n")
-}
+/** The line every run ends with, alone on its line: `tests: N passed, N failed, N skipped`. */
+export const closingLine = ({ passed, failed, skipped }) =>
+  `tests: ${passed} passed, ${failed} failed, ${skipped} skipped`
 
 // `node scripts/test-summary.mjs [results.json] [vitest exit code]`
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

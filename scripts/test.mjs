@@ -1,14 +1,20 @@
 // `npm test`: every step runs, whatever an earlier one did (a red typecheck does not hide the
 // conformance results, a red conformance set does not stop the unit tests), nothing is re-run,
-// and the run fails when any step failed. The last line counts the unit tests plus one per
-// other step: `tests: N passed, N failed, N skipped`.
+// and the run fails when any step failed. Each step's output goes to `.test-logs/STEP.log`; the
+// run prints one line per step, the end of the log of a step that failed, and last the totals
+// (the unit tests plus one per other step): `tests: N passed, N failed, N skipped`.
 //
-//   node scripts/test.mjs [step …]     (default: every step; names as in `steps` below)
+//   node scripts/test.mjs [--stream] [step …]   (default: every step; names as in `steps` below;
+//                                                --stream: the steps' output on the terminal)
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { pathToFileURL } from "node:url"
 import { envFor, extraVersions, nodeBinary, unavailable } from "./nodes.mjs"
 import { closingLine, summarizeFile } from "./test-summary.mjs"
+
+/** Where each step's output is kept, and how much of a failed step's log the run prints. */
+const logDirectory = ".test-logs"
+const failedTailLines = 80
 
 /** The unit tests on one Node version (`undefined`: the one running this script). */
 const unitStep = (version) => {
@@ -85,14 +91,35 @@ const runStep = (step, options) => {
   if (resolved.failed !== undefined) {
     return { summary: { passed: 0, failed: 1, skipped: 0, problems: [resolved.failed] }, exitCode: 1, skipped: false }
   }
-  const run = spawnSync(resolved.command[0], resolved.command.slice(1), {
-    stdio: options.stdio ?? "inherit",
-    env: resolved.env
-  })
+  const output = stepOutput(step, options)
+  const run = spawnSync(resolved.command[0], resolved.command.slice(1), { stdio: output.stdio, env: resolved.env })
+  output.close()
   const exitCode = run.status ?? 1
   const summary = step.summary?.(exitCode) ??
     { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0, problems: [] }
-  return { summary, exitCode, skipped: false, seconds: (Date.now() - started) / 1000 }
+  return { summary, exitCode, skipped: false, seconds: (Date.now() - started) / 1000, log: output.log }
+}
+
+/**
+ * Where a step's output goes: `options.stdio` when given ("inherit" streams it), otherwise a
+ * log file of its own, kept for reading after the run.
+ */
+const stepOutput = (step, options) => {
+  if (options.stdio !== undefined) return { stdio: options.stdio, close: () => {}, log: undefined }
+  Fs.mkdirSync(logDirectory, { recursive: true })
+  const log = `${logDirectory}/${step.name}.log`
+  const fd = Fs.openSync(log, "w")
+  return { stdio: ["ignore", fd, fd], close: () => Fs.closeSync(fd), log }
+}
+
+/** The last lines of a failed step's log, indented, for the run's own output. */
+const logTail = (log) => {
+  if (log === undefined || !Fs.existsSync(log)) return []
+  const lines = Fs.readFileSync(log, "utf8").trimEnd().split("\n")
+  return [
+    `    --- the last ${Math.min(failedTailLines, lines.length)} of ${lines.length} lines of ${log} ---`,
+    ...lines.slice(-failedTailLines).map((line) => `    ${line}`)
+  ]
 }
 
 /**
@@ -103,12 +130,14 @@ export const runSteps = (chosen, options = {}) => {
   const totals = { passed: 0, failed: 0, skipped: 0 }
   const verdicts = []
   for (const step of chosen) {
-    const { exitCode, seconds = 0, skipped, summary } = runStep(step, options)
+    const { exitCode, log, seconds = 0, skipped, summary } = runStep(step, options)
     totals.passed += summary.passed
     totals.failed += summary.failed
     totals.skipped += summary.skipped
     const ok = exitCode === 0 && summary.failed === 0
-    verdicts.push({ name: step.name, ok, skipped, exitCode, seconds, problems: summary.problems })
+    const verdict = { name: step.name, ok, skipped, exitCode, seconds, problems: summary.problems, log, summary }
+    verdicts.push(verdict)
+    options.onVerdict?.(verdict)
   }
   return { totals, verdicts, ok: verdicts.every((verdict) => verdict.ok) }
 }
@@ -118,7 +147,21 @@ const verdictLine = (verdict) =>
     ? `  - ${verdict.name} (skipped)`
     : `  ${verdict.ok ? "\u2713" : "\u2717"} ${verdict.name} (exit ${verdict.exitCode}, ${
       verdict.seconds.toFixed(0)
-    } s)`
+    } s${unitCounts(verdict.summary)})`
+
+/** A unit step's test counts (worded unlike the closing line, which alone carries the totals). */
+const unitCounts = (summary) =>
+  summary === undefined || summary.passed + summary.failed + summary.skipped <= 1
+    ? ""
+    : `; ${summary.passed} ok, ${summary.failed} failing, ${summary.skipped} skipped`
+
+/** What the run prints as a step ends: its verdict, and the end of its log if it failed. */
+export const progressLines = (verdict) => [
+  verdictLine(verdict),
+  ...(verdict.ok || verdict.skipped
+    ? []
+    : [...verdict.problems.map((problem) => `      ${problem}`), ...logTail(verdict.log)])
+]
 
 /** The report printed at the end, closing line last. */
 export const report = ({ totals, verdicts }) =>
@@ -130,13 +173,19 @@ export const report = ({ totals, verdicts }) =>
   ].join("\n")
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const names = process.argv.slice(2)
+  const stream = process.argv.includes("--stream")
+  const names = process.argv.slice(2).filter((arg) => arg !== "--stream")
   const unknown = names.filter((name) => !steps.some((step) => step.name === name))
   if (unknown.length > 0) {
     console.error(`unknown step(s): ${unknown.join(", ")}; steps: ${steps.map((step) => step.name).join(", ")}`)
     process.exit(2)
   }
-  const outcome = runSteps(names.length === 0 ? steps : steps.filter((step) => names.includes(step.name)))
+  const chosen = names.length === 0 ? steps : steps.filter((step) => names.includes(step.name))
+  console.log(`npm test: ${chosen.length} steps; each step's output in ${logDirectory}/STEP.log`)
+  const outcome = runSteps(chosen, {
+    ...(stream ? { stdio: "inherit" } : {}),
+    onVerdict: (verdict) => console.log(progressLines(verdict).join("\n"))
+  })
   console.log(report(outcome))
   process.exit(outcome.ok ? 0 : 1)
 }
