@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-// @ts-expect-error: a plain ES module of the repo's scripts, without types
 import * as Fs from "node:fs"
+// @ts-expect-error: a plain ES module of the repo's scripts, without types
 import { progressLines, report, runSteps } from "../test.mjs"
 
 const node = (code: string) => [process.execPath, "-e", code]
