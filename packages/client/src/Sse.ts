@@ -7,19 +7,12 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import * as Deprecations from "./Deprecations.js"
-import * as Tracing from "./internal/connection/tracing.js"
-import * as Http from "./internal/http/http.js"
-import * as SseBody from "./internal/http/sseBody.js"
-import { ConnectionError, ServerError } from "./McpError.js"
+import type * as Http from "./internal/http/http.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { defaultName } from "./StreamableHttp.js"
-import type { SendError, Transport, TransportFactory } from "./Transport.js"
+import type { TransportFactory } from "./Transport.js"
 
 /**
  * @since 0.1.0
@@ -41,123 +34,10 @@ export interface Options extends Http.HttpOptions {
  * @category constructors
  */
 export const transport = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
-  Effect.gen(function*() {
-    const s = yield* Http.settings(server, options, sink)
-    const origin = Http.originOf(options.url)
-    const endpoint = yield* Deferred.make<string, ConnectionError>()
-    let closed = false
+  Effect.flatMap(Effect.promise(loadConnection), (connection) => connection.open(options)(sink, server))
 
-    const opened = yield* Http.executeAuthorized(
-      s,
-      HttpClientRequest.get(options.url).pipe(
-        HttpClientRequest.setHeaders({
-          ...s.headers(),
-          accept: "text/event-stream",
-          "accept-encoding": "gzip, deflate"
-        })
-      )
-    )
-    if (opened.status !== 200 || !(opened.headers["content-type"] ?? "").startsWith("text/event-stream")) {
-      yield* Effect.ignore(Stream.runDrain(Stream.take(opened.stream, 4)))
-      return yield* new ConnectionError({
-        server,
-        message: `GET ${origin} did not open an SSE stream (HTTP ${opened.status})`
-      })
-    }
-
-    const onEndpoint = (data: string) => {
-      let url: URL
-      try {
-        url = new URL(data.trim(), options.url)
-      } catch {
-        return Deferred.unsafeDone(
-          endpoint,
-          Effect.fail(new ConnectionError({ server, message: "invalid endpoint event" }))
-        )
-      }
-      if (url.origin !== origin) {
-        return Deferred.unsafeDone(
-          endpoint,
-          Effect.fail(new ConnectionError({ server, message: `refused an endpoint on another origin (${url.origin})` }))
-        )
-      }
-      Deferred.unsafeDone(endpoint, Effect.succeed(url.toString()))
-    }
-
-    yield* SseBody.readSse(s, opened, {
-      onEvent: (event) => {
-        if (event.event === "endpoint") return onEndpoint(event.data)
-        if (event.data.length === 0) return
-        let message: unknown
-        try {
-          message = JSON.parse(event.data)
-        } catch {
-          // Logged by the stream's reader, once, with a count when the stream ends.
-          return false
-        }
-        sink.onMessage(message)
-      },
-      onRetry: () => {},
-      lastEventId: () => {}
-    }).pipe(
-      Effect.ensuring(Effect.sync(() => {
-        Deferred.unsafeDone(endpoint, Effect.fail(new ConnectionError({ server, message: "the SSE stream ended" })))
-        if (!closed) sink.onClose(new ConnectionError({ server, message: "the SSE stream ended" }))
-      })),
-      Effect.ignore,
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
-
-    const postUrl = yield* Deferred.await(endpoint).pipe(
-      Effect.timeoutFail({
-        duration: options.readTimeout ?? Duration.seconds(30),
-        onTimeout: () => new ConnectionError({ server, message: "no endpoint event arrived" })
-      })
-    )
-    yield* Deprecations.warnOnce("http+sse")
-
-    const send = (message: object): Effect.Effect<void, SendError> => {
-      const method = typeof (message as { method?: unknown }).method === "string"
-        ? (message as { method: string }).method
-        : "response"
-      return Http.withRetries(
-        s,
-        method,
-        Effect.flatMap(
-          Http.executeAuthorized(
-            s,
-            HttpClientRequest.post(postUrl).pipe(
-              HttpClientRequest.setHeaders(s.headers()),
-              HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
-            )
-          ),
-          (response): Effect.Effect<void, SendError> => {
-            const drained = Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
-            if (response.status >= 500) {
-              return Effect.zipRight(drained, Effect.fail(Http.transient(s, method, response.status)))
-            }
-            if (response.status >= 400) {
-              return Effect.zipRight(
-                drained,
-                Effect.fail(
-                  new ServerError({
-                    server,
-                    method,
-                    code: -32600,
-                    message: `HTTP ${response.status}`,
-                    data: { status: response.status }
-                  })
-                )
-              )
-            }
-            return drained
-          }
-        )
-      )
-    }
-    return { send, description: `sse:${origin}`, address: Tracing.addressOf(options.url) } satisfies Transport
-  })
+/** The connection's code, loaded with the first HTTP+SSE connection. */
+const loadConnection = () => import("./internal/http/legacySse.js")
 
 /**
  * A server configuration for a legacy HTTP+SSE server.

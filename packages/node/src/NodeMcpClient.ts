@@ -24,7 +24,6 @@ import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
-import * as NodeOAuth from "./NodeOAuth.js"
 
 /**
  * What the client needs from Node: file system (configuration files), server processes, an
@@ -78,6 +77,9 @@ export const findConfig: Effect.Effect<string, ConfigError, FileSystem.FileSyste
   })
 )
 
+/** OAuth's modules (and oauth4webapi), loaded only for a server entry that uses OAuth. */
+const loadOAuth = () => import("./NodeOAuth.js")
+
 /**
  * How {@link fromFile} parses the file at `path`: entries with `oauth` get
  * `NodeOAuth.fromSettings`, a relative `storage` being relative to the file.
@@ -86,7 +88,11 @@ export const findConfig: Effect.Effect<string, ConfigError, FileSystem.FileSyste
  * @category config
  */
 export const parseOptions = (path: string): McpConfig.ParseOptions<HttpClient.HttpClient> => ({
-  oauth: (entry) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
+  oauth: (entry) =>
+    Effect.flatMap(
+      Effect.promise(loadOAuth),
+      (NodeOAuth) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
+    )
 })
 
 /**

@@ -7,7 +7,6 @@ import { ConfigError } from "@mcp-effect/client/McpError"
 import * as Target from "@mcp-effect/client/Target"
 import * as Effect from "effect/Effect"
 import type { ConnectOptions } from "../../Connect.js"
-import * as NodeOAuth from "../../NodeOAuth.js"
 
 /** The server configurations for one target or a list of them. */
 export const configsFor = (
@@ -45,12 +44,16 @@ export const configsFor = (
 
 /** The OAuth of a URL target when `oauth` is set. */
 const authFor = (target: Target.Target, options: ConnectOptions) => {
-  if (options.oauth === undefined) return Effect.succeed(undefined)
+  const oauth = options.oauth
+  if (oauth === undefined) return Effect.succeed(undefined)
   if (options.auth !== undefined) return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
   const detected = Target.detect(target)
   return detected.transport === "stdio"
     ? Effect.succeed(undefined)
-    : NodeOAuth.fromSettingsGlobal(detected.url, options.oauth)
+    : Effect.flatMap(
+      Effect.promise(() => import("../../NodeOAuth.js")),
+      (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth)
+    )
 }
 
 const detectsSse = (target: Target.Target, options: ConnectOptions) =>

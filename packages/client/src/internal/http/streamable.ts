@@ -1,0 +1,159 @@
+/**
+ * The Streamable HTTP transport's connection: `send`, cancellation and the exchange fibers (the
+ * POST, its reply and the GET stream are in `streamablePost`, `postReply` and `streamableGet`).
+ * Loaded with a Streamable HTTP or plain HTTP server's first connection, so that a process that
+ * only talks to stdio servers never loads the HTTP transports.
+ *
+ * @internal
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Runtime from "effect/Runtime"
+import { ConnectionError } from "../../McpError.js"
+import type { InvalidResponseError } from "../../McpError.js"
+import type { Options } from "../../StreamableHttp.js"
+import type { SendError, SendHints, TransportFactory } from "../../Transport.js"
+import * as Tracing from "../connection/tracing.js"
+import * as Http from "./http.js"
+import * as Reply from "./postReply.js"
+import type { Id, Json } from "./postReply.js"
+import * as Get from "./streamableGet.js"
+import * as Post from "./streamablePost.js"
+import * as State from "./streamableState.js"
+
+/** @internal */
+export const open = (
+  options: Options,
+  mode: "streamable" | "plain",
+  lost: State.LostSessions
+): TransportFactory<HttpClient.HttpClient> =>
+(sink, server) =>
+  Effect.gen(function*() {
+    const c = State.make(yield* Http.settings(server, options, sink), options.url, sink, lost)
+    const fibers = yield* FiberSet.make<unknown, never>()
+    // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
+    // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
+    const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
+    const fork = <A>(exchange: Effect.Effect<A>) => {
+      const fiber = runFork(exchange)
+      FiberSet.unsafeAdd(fibers, fiber)
+      return fiber
+    }
+    const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
+    // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
+    const modernReaders = new Set<Id>()
+    let listening = false
+    const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
+
+    // The GET stream is opened before `notifications/initialized` goes out, so what a server
+    // sends the moment it is initialized (a list_changed, say) has a stream to arrive on.
+    const openListen = Effect.suspend(() => {
+      listening = true
+      // The first GET keeps running if it is slow: listen takes its answer rather than
+      // opening a second stream (which would pick up messages meant for a resumption).
+      return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (first) =>
+        Effect.zipRight(
+          FiberSet.run(fibers, Get.listen(c, Fiber.join(first))),
+          Effect.ignore(Effect.timeout(Fiber.await(first), "2 seconds"))
+        ))
+    })
+
+    // A request's exchange runs in a fiber of its own, its failure reported for its id: the
+    // caller waits for the response alone, so the request's deadline covers a POST the server
+    // never answers, cancellation interrupts the exchange, and closing the transport interrupts
+    // whatever is still in flight. A defect (our bug) fails the request at once too, logged,
+    // rather than leaving it to its timeout.
+    const forkExchange = (exchange: Effect.Effect<void, SendError | InvalidResponseError>, id: Id, method: string) =>
+      fork(Effect.catchAllCause(exchange, (cause) => {
+        const failure = Cause.failureOption(cause)
+        if (failure._tag === "Some") {
+          const error = failure.value
+          return Effect.sync(() =>
+            sink.onRequestFailed(
+              id,
+              error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
+            )
+          )
+        }
+        if (Cause.isInterruptedOnly(cause)) return Effect.void
+        return Effect.zipRight(
+          Effect.logError(`${server}: internal error in the HTTP exchange of ${method}`, cause),
+          Effect.sync(() =>
+            sink.onRequestFailed(
+              id,
+              new ConnectionError({ server, message: `internal error in the HTTP exchange: ${Cause.squash(cause)}` })
+            )
+          )
+        )
+      }))
+
+    const send = (message: object, hints?: SendHints): Effect.Effect<void, SendError> =>
+      Effect.suspend(() => {
+        if (c.closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
+        const m = message as Json
+        const method = typeof m.method === "string" ? m.method : "response"
+        const id = typeof m.method === "string" && Reply.isId(m.id) ? m.id : undefined
+        if (method === "initialize") c.initializeId = id
+        if (method === "notifications/cancelled" && Reply.isObject(m.params) && Reply.isId(m.params.requestId)) {
+          const reader = readers.get(m.params.requestId)
+          if (reader !== undefined) FiberSet.unsafeAdd(fibers, Effect.runFork(Fiber.interrupt(reader)))
+          // On 2026-07-28 closing the response stream (aborting the POST) is the cancellation:
+          // nothing is posted. (Its exchange, while it runs, is the only way the response could come.)
+          if (modernReaders.has(m.params.requestId)) return Effect.void
+        }
+        const before = method === "notifications/initialized" && mode === "streamable" &&
+            options.getStream !== false && !listening
+          ? openListen
+          : undefined
+        const posted = Effect.flatMap(
+          Post.post(c, accept, m, method, hints),
+          (response) => Post.handle(c, response, id, method, hints?.modern !== true)
+        )
+        const exchange = before === undefined ? posted : Effect.zipRight(before, posted)
+        if (id === undefined) {
+          return Effect.catchTag(
+            exchange,
+            "InvalidResponseError",
+            (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
+          )
+        }
+        const fiber = forkExchange(exchange, id, method)
+        readers.set(id, fiber)
+        if (hints?.modern === true) modernReaders.add(id)
+        fiber.addObserver(() => {
+          if (readers.get(id) !== fiber) return
+          readers.delete(id)
+          modernReaders.delete(id)
+        })
+        return Effect.void
+      })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        c.closed = true
+        if (c.sessionId === undefined) {
+          return Effect.void
+        }
+        const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
+        return Http.executeAuthorized(c.s, request).pipe(
+          Effect.flatMap(State.discard),
+          Effect.interruptible,
+          Effect.timeout("2 seconds"),
+          Effect.ignore
+        )
+      })
+    )
+
+    return {
+      send,
+      description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}`,
+      authorization: Effect.suspend(() => Http.authorizationKey(c.s.headers())),
+      reusableCache: !c.s.customised,
+      sessionId: () => c.sessionId,
+      address: Tracing.addressOf(options.url)
+    }
+  })
