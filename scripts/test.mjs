@@ -130,6 +130,7 @@ export const runSteps = (chosen, options = {}) => {
   const totals = { passed: 0, failed: 0, skipped: 0 }
   const verdicts = []
   for (const step of chosen) {
+    options.onStart?.(step)
     const { exitCode, log, seconds = 0, skipped, summary } = runStep(step, options)
     totals.passed += summary.passed
     totals.failed += summary.failed
@@ -181,9 +182,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     process.exit(2)
   }
   const chosen = names.length === 0 ? steps : steps.filter((step) => names.includes(step.name))
-  console.log(`npm test: ${chosen.length} steps; each step's output in ${logDirectory}/STEP.log`)
+  console.log(
+    `npm test: ${chosen.length} step${chosen.length === 1 ? "" : "s"}; each step's output in ${logDirectory}/STEP.log`
+  )
   const outcome = runSteps(chosen, {
     ...(stream ? { stdio: "inherit" } : {}),
+    // A step that hangs is named in the log before CI's time runs out.
+    onStart: (step) => console.log(`  \u25b8 ${step.name} started at ${new Date().toISOString().slice(11, 19)}`),
     onVerdict: (verdict) => console.log(progressLines(verdict).join("\n"))
   })
   console.log(report(outcome))
