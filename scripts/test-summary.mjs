@@ -2,18 +2,20 @@
 // its file failed (a failed beforeAll, a file that could not load) is a failure, not a skip, and
 // a run that vitest reports unsuccessful (unhandled errors) is never "0 failed".
 import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 
 /**
  * Counts of one vitest run: `{ passed, failed, skipped, problems }`, where `problems` names each
- * failure that is not a failed test (a file that failed to load or whose hook failed, unhandled
- * errors). `exitCode` is vitest's own; a non-zero one is never summarised as a success.
+ * failed test (the first 20, with the first line of its failure) and each failure that is not a
+ * failed test (a file that failed to load or whose hook failed, unhandled errors). `exitCode` is vitest's own; a non-zero one is never summarised as a success.
  */
 export const summarize = (results, exitCode) => {
   let passed = 0
   let failed = 0
   let skipped = 0
   const problems = []
+  const failedTests = []
   for (const file of results?.testResults ?? []) {
     const tests = file.assertionResults ?? []
     const fileFailed = file.status === "failed"
@@ -21,11 +23,20 @@ export const summarize = (results, exitCode) => {
       if (test.status === "passed") passed++
       else if (test.status === "failed" || fileFailed) failed++
       else skipped++
+      if (test.status === "failed") {
+        failedTests.push(
+          `${relative(file.name)} > ${test.fullName}: ${firstLine(test.failureMessages?.[0]) || "failed"}`
+        )
+      }
     }
     if (fileFailed && !tests.some((test) => test.status === "failed")) {
       if (tests.length === 0) failed++
       problems.push(`${file.name}: ${firstLine(file.message) || "the file failed"}`)
     }
+  }
+  problems.push(...failedTests.slice(0, maxNamedFailures))
+  if (failedTests.length > maxNamedFailures) {
+    problems.push(`… and ${failedTests.length - maxNamedFailures} more failed tests (the step's log has them all)`)
   }
   if (results?.success === false && failed === 0) {
     failed++
@@ -37,6 +48,11 @@ export const summarize = (results, exitCode) => {
   }
   return { passed, failed, skipped, problems }
 }
+
+/** How many failed tests a summary names one by one. */
+const maxNamedFailures = 20
+
+const relative = (file) => Path.relative(process.cwd(), String(file ?? "")) || String(file ?? "")
 
 const firstLine = (text) => String(text ?? "").split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 300)
 

@@ -64,6 +64,14 @@ describe("test-summary", () => {
     assert.deepStrictEqual([summary.passed, summary.failed, summary.skipped], [1, 0, 1])
   })
 
+  it("names each failed test with the first line of its failure", () => {
+    const summary = runFixture("red.fixture.ts")
+    assert.strictEqual(summary.exitCode, 1)
+    assert.deepStrictEqual([summary.passed, summary.failed, summary.skipped], [1, 1, 0])
+    assert.deepStrictEqual(summary.problems.length, 1)
+    assert.match(summary.problems[0]!, /red\.fixture\.ts > red fails on purpose: .*one is not two/)
+  })
+
   it("fails when there is no report at all", () => {
     const summary = summarizeFile(Path.join(Os.tmpdir(), "no-such-results.json"), 0) as Summary
     assert.strictEqual(summary.failed, 1)
