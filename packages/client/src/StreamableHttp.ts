@@ -57,7 +57,7 @@ export const transport = (
   options: Options,
   mode: "streamable" | "plain" = "streamable"
 ): TransportFactory<HttpClient.HttpClient> => {
-  // Shared by every connection of this server, so that a lost session is reported once.
+  // What this server's connections remember of its lost-session 400s (State.LostSessions).
   const lost = { warned: false, unproven: false }
   return (sink, server) =>
     Effect.flatMap(Effect.promise(loadConnection), (connection) => connection.open(options, mode, lost)(sink, server))
