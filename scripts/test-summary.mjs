@@ -8,7 +8,8 @@ import { pathToFileURL } from "node:url"
 /**
  * Counts of one vitest run: `{ passed, failed, skipped, problems }`, where `problems` names each
  * failed test (the first 20, with the first line of its failure) and each failure that is not a
- * failed test (a file that failed to load or whose hook failed, unhandled errors). `exitCode` is vitest's own; a non-zero one is never summarised as a success.
+ * failed test (a file that failed to load or whose hook failed, unhandled errors). `exitCode` is
+ * vitest's own; a non-zero one is never summarised as a success.
  */
 export const summarize = (results, exitCode) => {
   let passed = 0
@@ -31,7 +32,7 @@ export const summarize = (results, exitCode) => {
     }
     if (fileFailed && !tests.some((test) => test.status === "failed")) {
       if (tests.length === 0) failed++
-      problems.push(`${file.name}: ${firstLine(file.message) || "the file failed"}`)
+      problems.push(`${relative(file.name)}: ${firstLine(file.message) || "the file failed"}`)
     }
   }
   problems.push(...failedTests.slice(0, maxNamedFailures))

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
+import * as LazyOAuth from "./internal/lazyOAuth.js"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
@@ -77,9 +78,6 @@ export const findConfig: Effect.Effect<string, ConfigError, FileSystem.FileSyste
   })
 )
 
-/** OAuth's modules (and oauth4webapi), loaded only for a server entry that uses OAuth. */
-const loadOAuth = () => import("./NodeOAuth.js")
-
 /**
  * How {@link fromFile} parses the file at `path`: entries with `oauth` get
  * `NodeOAuth.fromSettings`, a relative `storage` being relative to the file.
@@ -90,7 +88,7 @@ const loadOAuth = () => import("./NodeOAuth.js")
 export const parseOptions = (path: string): McpConfig.ParseOptions<HttpClient.HttpClient> => ({
   oauth: (entry) =>
     Effect.flatMap(
-      Effect.promise(loadOAuth),
+      Effect.promise(LazyOAuth.load),
       (NodeOAuth) => NodeOAuth.fromSettings(entry.url, entry.settings, { baseDir: Path.dirname(path) })
     )
 })

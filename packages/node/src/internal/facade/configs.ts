@@ -7,6 +7,7 @@ import { ConfigError } from "@mcp-effect/client/McpError"
 import * as Target from "@mcp-effect/client/Target"
 import * as Effect from "effect/Effect"
 import type { ConnectOptions } from "../../Connect.js"
+import * as LazyOAuth from "../lazyOAuth.js"
 
 /** The server configurations for one target or a list of them. */
 export const configsFor = (
@@ -51,7 +52,7 @@ const authFor = (target: Target.Target, options: ConnectOptions) => {
   return detected.transport === "stdio"
     ? Effect.succeed(undefined)
     : Effect.flatMap(
-      Effect.promise(() => import("../../NodeOAuth.js")),
+      Effect.promise(LazyOAuth.load),
       (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth)
     )
 }
