@@ -5,9 +5,10 @@
  * hand-written JSON-RPC loops (the floor, one per protocol era), side by side in one run:
  *
  * - stdio sequential `tools/call echo`, legacy era (fake server) and 2026-07-28 (dual-era SDK v2
- *   server): calls/s, client CPU per 1000 calls, RSS after connect and after the run; ours three
- *   ways: one Effect loop, the Promise facade, and the Effect API with one `runPromise` per call
- *   on a `ManagedRuntime` (`ours-runtime`);
+ *   server): calls/s, client CPU per 1000 calls, RSS after connect and after the run; ours four
+ *   ways: one Effect loop, the Promise facade, the Effect API with one `runPromise` per call
+ *   on a `ManagedRuntime` (`ours-runtime`), and that runtime called through
+ *   `Connect.fromRuntime`'s Promise client (`ours-from-runtime`);
  * - HTTP `tools/call echo` with 32 requests in flight against the dual-era SDK v2 server on
  *   loopback: calls/s, client CPU per call, and warm connect time;
  * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS; the same over Streamable
@@ -41,7 +42,7 @@
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
  *     one fresh process of the first-contact benchmark; prints one JSON line.
  *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle
- *       --client ours|ours-promise|ours-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
+ *       --client ours|ours-promise|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left
  *     out); `node packages/bench/dist/profile.js FILE.cpuprofile [TOP] [--callers NAME]`

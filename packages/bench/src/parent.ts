@@ -127,11 +127,12 @@ const printMedians = (spec: Spec, runs: ReadonlyArray<Run>, header: string, widt
 
 const comparedPeers = ["v1", "v2-legacy", "v2-auto", "raw"] as const
 type ComparedPeer = typeof comparedPeers[number]
-const oursVariants = ["ours", "ours-promise", "ours-runtime"] as const
+const oursVariants = ["ours", "ours-promise", "ours-runtime", "ours-from-runtime"] as const
 const variantLabels: Record<typeof oursVariants[number], string> = {
   ours: "Effect loop",
   "ours-promise": "Promise",
-  "ours-runtime": "runPromise/call"
+  "ours-runtime": "runPromise/call",
+  "ours-from-runtime": "fromRuntime"
 }
 
 interface Cell {

@@ -117,6 +117,38 @@ const openOursRuntime = async (endpoint: Endpoint): Promise<Session> => {
   }
 }
 
+/**
+ * Plain async code in an Effect application: the client built into a `ManagedRuntime`, called
+ * through `Connect.fromRuntime`'s Promise client.
+ */
+const openOursFromRuntime = async (endpoint: Endpoint): Promise<Session> => {
+  const [Connect, Stdio, StreamableHttp, NodeMcpClient, ManagedRuntime] = await Promise.all([
+    import("@mcp-effect/node/Connect"),
+    import("@mcp-effect/client/Stdio"),
+    import("@mcp-effect/client/StreamableHttp"),
+    import("@mcp-effect/node/NodeMcpClient"),
+    import("effect/ManagedRuntime")
+  ])
+  const server = endpoint.kind === "stdio"
+    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
+    : StreamableHttp.config({ name: "bench", url: endpoint.url })
+  const runtime = ManagedRuntime.make(NodeMcpClient.layer({ servers: [server], clientInfo }))
+  try {
+    const client = await Connect.fromRuntime(runtime)
+    const callTool = (name: string, args: Record<string, unknown>) => client.callTool(name, args)
+    return {
+      era: client.servers[0]?.protocolVersion ?? "?",
+      callTool,
+      listTools: () => client.listTools(),
+      ...promiseLoops(callTool),
+      close: () => runtime.dispose()
+    }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+}
+
 const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
   const { connect } = await import("@mcp-effect/node/Connect")
   const client = endpoint.kind === "stdio"
@@ -233,6 +265,13 @@ export const preload = async (client: ClientName): Promise<void> => {
         import("effect/ManagedRuntime")
       ])
       return
+    case "ours-from-runtime":
+      await Promise.all([
+        import("@mcp-effect/node/NodeMcpClient"),
+        import("@mcp-effect/node/Connect"),
+        import("effect/ManagedRuntime")
+      ])
+      return
     case "v1":
       await import("@modelcontextprotocol/sdk/client/index.js")
       return
@@ -259,6 +298,8 @@ export const open = (client: ClientName, endpoint: Endpoint): Promise<Session> =
       return openOursPromise(endpoint)
     case "ours-runtime":
       return openOursRuntime(endpoint)
+    case "ours-from-runtime":
+      return openOursFromRuntime(endpoint)
     case "v1":
       return openV1(endpoint)
     case "v2-legacy":

@@ -81,8 +81,11 @@ const positiveInt = (name: string, fallback: number): number => {
   return n
 }
 
-const withRaw2026: ReadonlyArray<ClientName> = clientNames
-const allPeers: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "raw-2026")
+// `ours-from-runtime` (the Promise client over a ManagedRuntime) runs in the stdio echo rows only.
+const withRaw2026: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "ours-from-runtime")
+const allPeers: ReadonlyArray<ClientName> = withRaw2026.filter((name) => name !== "raw-2026")
+const echoPeers = (server: "fake" | "dual"): ReadonlyArray<ClientName> =>
+  clientNames.filter((name) => server === "dual" || name !== "raw-2026")
 
 /**
  * Every benchmark, in the order they run (`quick`: small counts, one round).
@@ -157,7 +160,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       warmup: positiveInt("BENCH_WARMUP", quick ? 50 : 1000),
       server
     },
-    clients: server === "dual" ? withRaw2026 : allPeers,
+    clients: echoPeers(server),
     rounds: rounds(3),
     columns: [
       { header: "calls/s", key: "callsPerSec", digits: 0 },

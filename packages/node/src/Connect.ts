@@ -22,6 +22,7 @@ import type * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as internalClient from "./internal/facade/client.js"
 import * as internalConfigs from "./internal/facade/configs.js"
 import * as internalRun from "./internal/facade/run.js"
@@ -320,7 +321,7 @@ export interface Client {
   readonly onStateChange: (listener: StateListener) => () => void
   /** The current state of `server` (or of the only server); throws `ServerNotFoundError`. */
   readonly state: (server?: string) => ConnectionState
-  /** Closes every connection (and stops server processes). */
+  /** Closes every connection (and stops server processes); a `fromRuntime` client removes its listeners only. */
   readonly close: () => Promise<void>
   /** `close`, for `await using client = await connect(...)`. */
   readonly [Symbol.asyncDispose]: () => Promise<void>
@@ -344,6 +345,21 @@ export const connect = async (
   targets: Target.Target | ReadonlyArray<Target.Target>,
   options: ConnectOptions = {}
 ): Promise<Client> => internalClient.open(await internalRun.run(configsFor(targets, options)), options)
+
+/**
+ * The Promise client over a `ManagedRuntime` of yours that provides `McpClient` (for example
+ * `ManagedRuntime.make(NodeMcpClient.layer(...))`): plain async code in an Effect application
+ * calls the same connections at the facade's cost — `callTool` without a fiber where the
+ * connection can, where `runtime.runPromise(client.callTool(…))` starts one per call. Rejects with
+ * the layer's error itself when the runtime fails to build. `close()` removes this client's
+ * listeners only: the connections belong to the runtime (`runtime.dispose()` closes them).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromRuntime: <E>(
+  runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
+) => Promise<Client> = internalClient.fromRuntime
 
 /**
  * Connects to the servers of an `mcpServers` / `servers` configuration file, read by the same

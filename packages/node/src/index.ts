@@ -13,7 +13,7 @@ export * as NodeMcpClient from "./NodeMcpClient.js"
 /**
  * @since 0.1.0
  */
-export { connect } from "./Connect.js"
+export { connect, fromRuntime } from "./Connect.js"
 /**
  * @since 0.1.0
  */

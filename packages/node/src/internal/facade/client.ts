@@ -1,22 +1,26 @@
 /**
  * The facade's client object: every `McpClient` method as a Promise-returning one over a built
- * runtime, plus the listeners, `state` and `close`.
+ * runtime (the facade's own, or a caller's), plus the listeners, `state` and `close`.
  *
  * @internal
  */
+import type * as McpClient from "@mcp-effect/client/McpClient"
 import { ServerNotFoundError } from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
-import type { NotificationListener } from "@mcp-effect/client/ServerConnection"
+import type { NotificationListener, ServerConnection } from "@mcp-effect/client/ServerConnection"
 import * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import * as Effect from "effect/Effect"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { Client, ConnectOptions, StateListener } from "../../Connect.js"
 import type * as internalPlatform from "../platform.js"
 import { callToolOn } from "./callTool.js"
 import { handle } from "./handle.js"
 import { stateListeners } from "./listeners.js"
 import { closeScope, runnerOn } from "./run.js"
-import { build } from "./runtime.js"
+import { attach, build } from "./runtime.js"
+import type { FacadeRuntime } from "./runtime.js"
 import { iterableOn } from "./stream.js"
 import { listenOn } from "./subscription.js"
 
@@ -26,10 +30,48 @@ export const open = async (
   options: ConnectOptions
 ): Promise<Client> => {
   const states = stateListeners(options)
-  const { dispose, fork, service } = await build(servers, options, states.dispatch)
+  return clientOn(await build(servers, options, states.dispatch), states)
+}
+
+/**
+ * The client over a caller's runtime that provides `McpClient`. Its state listeners follow
+ * each connection's state stream (fibers of its own, stopped by `close`, which leaves the
+ * runtime and its connections to the runtime's owner).
+ */
+export const fromRuntime = async <E>(
+  runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
+): Promise<Client> => {
+  const attached = await attach(runtime)
+  const states = stateListeners({})
+  const watchers = Effect.runSync(Scope.make())
+  for (const connection of attached.service.servers) {
+    Effect.runSync(Effect.forkIn(watchState(connection, states.dispatch), watchers))
+  }
+  return clientOn({ ...attached, dispose: () => closeScope(watchers) }, states)
+}
+
+// The stream starts with the state current when it subscribes: passed on unless it is still
+// the one seen when the client was made.
+const watchState = (connection: ServerConnection, dispatch: StateListener) => {
+  const seen = connection.currentState()
+  let first = true
+  return Stream.runForEach(
+    Stream.filter(connection.state.changes, (state) => {
+      const already = first && state === seen
+      first = false
+      return !already
+    }),
+    (state) => Effect.sync(() => dispatch(connection.name, state))
+  )
+}
+
+const clientOn = (
+  { dispose, fork, service }: FacadeRuntime,
+  states: ReturnType<typeof stateListeners>
+): Client => {
   const runOn = runnerOn(fork)
   const streamOn = iterableOn(runOn)
-  const listenerScope = await Effect.runPromise(Scope.make())
+  const listenerScope = Effect.runSync(Scope.make())
   const close = async () => {
     await closeScope(listenerScope)
     await dispose()

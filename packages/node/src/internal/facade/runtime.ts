@@ -58,13 +58,27 @@ export const build = async (
     options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
   )
   try {
+    return { ...await attach(runtime), dispose: () => runtime.dispose() }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+}
+
+/**
+ * The facade runtime over a `ManagedRuntime` of the caller's that provides the client; its
+ * `dispose` leaves the runtime to its owner. Rejects with the layer's error itself.
+ */
+export const attach = async <E>(
+  runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
+): Promise<FacadeRuntime> => {
+  try {
     // Calls run on the built runtime directly (no per-call check that the layer is ready), and
     // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
     const fork: Fork<McpClient.McpClient> = Runtime.runFork(await runtime.runtime())
     const service = await promise(fork, McpClient.McpClient)
-    return { service, fork, dispose: () => runtime.dispose() }
+    return { service, fork, dispose: async () => {} }
   } catch (error) {
-    await runtime.dispose()
     // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
