@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError, ConnectionError, ServerError } from "@mcp-effect/client/McpError"
+import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import { fromRuntime } from "@mcp-effect/node/Connect"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
@@ -18,7 +19,7 @@ const runtimeOf = (...names: ReadonlyArray<string>) =>
 const fiberStarted = Metric.counter("effect_fiber_started", { incremental: true })
 const fibersStarted = () => fiberStarted.unsafeValue([]).count
 
-const textOf = (result: McpClient.CallToolResult | undefined) => {
+const textOf = (result: McpSchema.CallToolResult | undefined) => {
   const first = result?.content[0]
   return first?.type === "text" ? first.text : undefined
 }
@@ -52,7 +53,7 @@ describe("Connect.fromRuntime: a Promise client over the caller's runtime", () =
     const runtime = runtimeOf("demo")
     const client = await fromRuntime(runtime)
     const states: Array<ConnectionState["_tag"]> = []
-    client.onStateChange((name, state) => states.push(state._tag))
+    client.onStateChange((_server, state) => states.push(state._tag))
     await client.close()
     const service = await runtime.runPromise(McpClient.McpClient)
     const result = await runtime.runPromise(service.callTool("echo", { message: "still open" }))
