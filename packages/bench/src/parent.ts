@@ -154,6 +154,8 @@ interface Paired {
   readonly peerError: string
   /** Rounds in which the peer has the metric at all (the raw loop has no import, for one). */
   readonly peerMeasured: number
+  /** Rounds in which ours or the peer measured zero or less (no ratio). */
+  readonly nonPositive: number
 }
 
 /** ours ÷ peer within each round (a peer that ran but has no such metric is not a failure). */
@@ -169,6 +171,7 @@ const pairedRatios = (
   let peerFailed = 0
   let peerError = ""
   let peerMeasured = 0
+  let nonPositive = 0
   for (let round = 0; round < spec.rounds; round++) {
     const mine = runs.find((r) => r.client === ours && r.round === round)
     const peerName = peer === "raw" ? rawFor(spec, mine) : peer
@@ -181,9 +184,13 @@ const pairedRatios = (
       peerFailed++
       if (theirs?.result.ok === false) peerError = theirs.result.error
     }
-    if (a !== undefined && b !== undefined && b !== 0) ratios.push(a / b)
+    // A figure of zero or less (RSS that fell during the measurement) makes no ratio.
+    if (a !== undefined && b !== undefined) {
+      if (a > 0 && b > 0) ratios.push(a / b)
+      else nonPositive++
+    }
   }
-  return { ratios, oursFailed, peerFailed, peerError, peerMeasured }
+  return { ratios, oursFailed, peerFailed, peerError, peerMeasured, nonPositive }
 }
 
 const ratioCell = (
@@ -194,8 +201,15 @@ const ratioCell = (
   metric: RatioMetric
 ): Cell => {
   if (!spec.clients.includes(peer)) return { text: "-", behind: false }
-  const { oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(spec, runs, ours, peer, metric.key)
+  const { nonPositive, oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(
+    spec,
+    runs,
+    ours,
+    peer,
+    metric.key
+  )
   if (ratios.length === 0) {
+    if (nonPositive > 0) return { text: "n/a (≤ 0)", behind: false }
     if (peerMeasured === 0 && peerFailed === 0) return { text: "-", behind: false }
     if (oursFailed > 0) return { text: "ours failed", behind: true }
     return { text: peerFailed > 0 ? `${peer} failed${peerError === "" ? "" : "*"}` : "-", behind: false }
@@ -266,6 +280,7 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
   console.log(
     "  >×1.25: over the project's target of 1.25 × raw; '<peer> failed*': the peer failed every round (see its table)"
   )
+  console.log("  n/a (≤ 0): ours or the peer measured zero or less in every round (RSS that fell during it): no ratio")
   if (behind.size === 0) console.log("\n  ours is not behind any official client in any benchmark")
   else {
     console.log("\n  where ours is behind an official client (ours ÷ peer):")
