@@ -257,7 +257,9 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       id: "stdio-connect",
       title: "stdio connect → first tools/list (dual-era SDK v2 server)",
       worker: "stdio-connect",
-      params: { connects: quick ? 1 : 2 },
+      // Each connect starts a server process (~0.45 s): two per round left the medians to one
+      // busy moment (v1 "ahead" by 60 ms that six connects on an idle machine did not show).
+      params: { connects: quick ? 1 : 6 },
       clients: withRaw2026,
       rounds: rounds(2),
       columns: [
