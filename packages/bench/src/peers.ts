@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import type * as McpClient from "@mcp-effect/client/McpClient"
 import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ClientName, Endpoint } from "./common.js"
 
 /** @since 0.1.0 */
@@ -43,20 +45,16 @@ const promiseLoops = (
 })
 
 const openOurs = async (endpoint: Endpoint): Promise<Session> => {
-  const [McpClient, Stdio, StreamableHttp, NodeMcpClient, Context, Effect, Exit, Layer, Scope] = await Promise.all([
+  const [McpClient, NodeMcpClient, Context, Effect, Exit, Layer, Scope, server] = await Promise.all([
     import("@mcp-effect/client/McpClient"),
-    import("@mcp-effect/client/Stdio"),
-    import("@mcp-effect/client/StreamableHttp"),
     import("@mcp-effect/node/NodeMcpClient"),
     import("effect/Context"),
     import("effect/Effect"),
     import("effect/Exit"),
     import("effect/Layer"),
-    import("effect/Scope")
+    import("effect/Scope"),
+    ourServer(endpoint)
   ])
-  const server = endpoint.kind === "stdio"
-    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
-    : StreamableHttp.config({ name: "bench", url: endpoint.url })
   const scope = Effect.runSync(Scope.make())
   try {
     const context = await Effect.runPromise(
@@ -85,69 +83,66 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
   }
 }
 
-/**
- * The Effect API as existing async code calls it: the client built once into a
- * `ManagedRuntime`, then one `runtime.runPromise` per call.
- */
-const openOursRuntime = async (endpoint: Endpoint): Promise<Session> => {
-  const [McpClient, Stdio, StreamableHttp, NodeMcpClient, ManagedRuntime] = await Promise.all([
-    import("@mcp-effect/client/McpClient"),
+/** Our configuration of the bench's server at `endpoint`. */
+const ourServer = async (endpoint: Endpoint) => {
+  const [Stdio, StreamableHttp] = await Promise.all([
     import("@mcp-effect/client/Stdio"),
-    import("@mcp-effect/client/StreamableHttp"),
-    import("@mcp-effect/node/NodeMcpClient"),
-    import("effect/ManagedRuntime")
+    import("@mcp-effect/client/StreamableHttp")
   ])
-  const server = endpoint.kind === "stdio"
+  return endpoint.kind === "stdio"
     ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
     : StreamableHttp.config({ name: "bench", url: endpoint.url })
-  const runtime = ManagedRuntime.make(NodeMcpClient.layer({ servers: [server], clientInfo }))
+}
+
+/**
+ * A session over the client built once into a `ManagedRuntime`, as an Effect application holds
+ * it; `close` (or a failure to open) disposes of the runtime.
+ */
+const onManagedRuntime = async (
+  endpoint: Endpoint,
+  open: (runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, unknown>) => Promise<Omit<Session, "close">>
+): Promise<Session> => {
+  const [NodeMcpClient, { make }, server] = await Promise.all([
+    import("@mcp-effect/node/NodeMcpClient"),
+    import("effect/ManagedRuntime"),
+    ourServer(endpoint)
+  ])
+  const runtime = make(NodeMcpClient.layer({ servers: [server], clientInfo }))
   try {
-    const client = await runtime.runPromise(McpClient.McpClient)
-    const callTool = (name: string, args: Record<string, unknown>) => runtime.runPromise(client.callTool(name, args))
-    return {
-      era: client.servers[0]?.negotiated()?.protocolVersion ?? "?",
-      callTool,
-      listTools: () => runtime.runPromise(client.listTools()),
-      ...promiseLoops(callTool),
-      close: () => runtime.dispose()
-    }
+    return { ...await open(runtime), close: () => runtime.dispose() }
   } catch (error) {
     await runtime.dispose()
     throw error
   }
 }
 
-/**
- * Plain async code in an Effect application: the client built into a `ManagedRuntime`, called
- * through `Connect.fromRuntime`'s Promise client.
- */
-const openOursFromRuntime = async (endpoint: Endpoint): Promise<Session> => {
-  const [Connect, Stdio, StreamableHttp, NodeMcpClient, ManagedRuntime] = await Promise.all([
-    import("@mcp-effect/node/Connect"),
-    import("@mcp-effect/client/Stdio"),
-    import("@mcp-effect/client/StreamableHttp"),
-    import("@mcp-effect/node/NodeMcpClient"),
-    import("effect/ManagedRuntime")
-  ])
-  const server = endpoint.kind === "stdio"
-    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
-    : StreamableHttp.config({ name: "bench", url: endpoint.url })
-  const runtime = ManagedRuntime.make(NodeMcpClient.layer({ servers: [server], clientInfo }))
-  try {
-    const client = await Connect.fromRuntime(runtime)
+/** The Effect API as existing async code calls it: one `runtime.runPromise` per call. */
+const openOursRuntime = (endpoint: Endpoint): Promise<Session> =>
+  onManagedRuntime(endpoint, async (runtime) => {
+    const { McpClient: Tag } = await import("@mcp-effect/client/McpClient")
+    const client = await runtime.runPromise(Tag)
+    const callTool = (name: string, args: Record<string, unknown>) => runtime.runPromise(client.callTool(name, args))
+    return {
+      era: client.servers[0]?.negotiated()?.protocolVersion ?? "?",
+      callTool,
+      listTools: () => runtime.runPromise(client.listTools()),
+      ...promiseLoops(callTool)
+    }
+  })
+
+/** Plain async code in an Effect application: the runtime called through `Connect.fromRuntime`. */
+const openOursFromRuntime = (endpoint: Endpoint): Promise<Session> =>
+  onManagedRuntime(endpoint, async (runtime) => {
+    const { fromRuntime } = await import("@mcp-effect/node/Connect")
+    const client = await fromRuntime(runtime)
     const callTool = (name: string, args: Record<string, unknown>) => client.callTool(name, args)
     return {
       era: client.servers[0]?.protocolVersion ?? "?",
       callTool,
       listTools: () => client.listTools(),
-      ...promiseLoops(callTool),
-      close: () => runtime.dispose()
+      ...promiseLoops(callTool)
     }
-  } catch (error) {
-    await runtime.dispose()
-    throw error
-  }
-}
+  })
 
 const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
   const { connect } = await import("@mcp-effect/node/Connect")
