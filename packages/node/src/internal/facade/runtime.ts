@@ -1,6 +1,6 @@
 /**
- * The runtime behind a facade client: the client layer built from `ConnectOptions`, and the
- * `McpClient` service read from it.
+ * The runtime behind a facade client: the client layer built from `ConnectOptions` (or a
+ * caller's runtime that provides it), and the `McpClient` service read from it.
  *
  * @internal
  */
@@ -66,18 +66,18 @@ export const build = async (
 }
 
 /**
- * The facade runtime over a `ManagedRuntime` of the caller's that provides the client; its
- * `dispose` leaves the runtime to its owner. Rejects with the layer's error itself.
+ * The service of a `ManagedRuntime` that provides the client, and a fork of calls on it; what
+ * to release is the caller's to say. Rejects with the layer's error itself.
  */
 export const attach = async <E>(
   runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
-): Promise<FacadeRuntime> => {
+): Promise<Omit<FacadeRuntime, "dispose">> => {
   try {
     // Calls run on the built runtime directly (no per-call check that the layer is ready), and
     // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
     const fork: Fork<McpClient.McpClient> = Runtime.runFork(await runtime.runtime())
     const service = await promise(fork, McpClient.McpClient)
-    return { service, fork, dispose: async () => {} }
+    return { service, fork }
   } catch (error) {
     // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
