@@ -6,8 +6,8 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
+import * as internal from "./internal/http/bodyReader.js"
 import type * as Http from "./internal/http/http.js"
-import * as internal from "./internal/http/http.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as StreamableHttp from "./StreamableHttp.js"
 

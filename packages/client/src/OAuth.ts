@@ -41,7 +41,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { CryptoKeyPair } from "oauth4webapi"
-import * as internal from "./internal/auth/oauth.js"
+import * as eager from "./internal/auth/eager.js"
 import { TaggedError } from "./internal/taggedError.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
@@ -72,7 +72,7 @@ export interface OAuthStorage {
  * @since 0.1.0
  * @category tags
  */
-export const OAuthStorage: Context.Tag<OAuthStorage, OAuthStorage> = internal.storageTag
+export const OAuthStorage: Context.Tag<OAuthStorage, OAuthStorage> = eager.storageTag
 
 /**
  * A storage that lives as long as the value.
@@ -333,7 +333,9 @@ export interface OAuthClient extends McpAuth {
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<OAuthClient, never, HttpClient.HttpClient> = internal.make
+export const make = (options: Options): Effect.Effect<OAuthClient, never, HttpClient.HttpClient> =>
+  // The flows (and oauth4webapi) are loaded by the first client made, not by importing this module.
+  Effect.flatMap(Effect.promise(() => import("./internal/auth/oauth.js")), (internal) => internal.make(options))
 
 /**
  * The default interactive step of hosts that cannot open a browser: fail with
@@ -343,7 +345,7 @@ export const make: (options: Options) => Effect.Effect<OAuthClient, never, HttpC
  * @category constructors
  */
 export const nonInteractive: (server: string) => (authorizationUrl: URL) => Effect.Effect<URL, AuthFailure> =
-  internal.nonInteractive
+  eager.nonInteractive
 
 /**
  * The storage key of the registration with one authorization server.

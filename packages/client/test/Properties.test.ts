@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
 import * as Zlib from "node:zlib"
 import * as HeaderParams from "../src/HeaderParams.js"
+import { BodyReaderTypeId } from "../src/internal/http/bodyReader.js"
 import * as Http from "../src/internal/http/http.js"
 import * as SseBody from "../src/internal/http/sseBody.js"
 import { decompressBody } from "../src/internal/wire/decompress.js"
@@ -254,7 +255,7 @@ describe("properties", () => {
       )
       if (!reader) return web
       return Object.assign(Object.create(web) as HttpClientResponse.HttpClientResponse, {
-        [Http.BodyReaderTypeId]: (onChunk: (chunk: Uint8Array) => boolean) =>
+        [BodyReaderTypeId]: (onChunk: (chunk: Uint8Array) => boolean) =>
           Effect.sync(() => {
             for (const chunk of chunks) if (!onChunk(chunk)) return
           })

@@ -9,7 +9,6 @@ import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import type * as ConnectionStateModule from "@mcp-effect/client/ConnectionState"
 import type * as Handlers from "@mcp-effect/client/Handlers"
 import type * as McpClient from "@mcp-effect/client/McpClient"
-import * as McpConfig from "@mcp-effect/client/McpConfig"
 import type { InputRequiredError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
@@ -26,6 +25,7 @@ import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as internalClient from "./internal/facade/client.js"
 import * as internalConfigs from "./internal/facade/configs.js"
 import * as internalRun from "./internal/facade/run.js"
+import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import type * as NodeOAuth from "./NodeOAuth.js"
 
@@ -383,7 +383,8 @@ export const connectFromConfig = async (
     await internalRun.run(
       Effect.flatMap(
         path === undefined ? NodeMcpClient.findConfig : Effect.succeed(path),
-        (file) => McpConfig.load(file, NodeMcpClient.parseOptions(file))
+        (file) =>
+          Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.load(file, NodeMcpClient.parseOptions(file)))
       ).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, UndiciHttpClient.layerGlobal)))
     ),
     options

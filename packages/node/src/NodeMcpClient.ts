@@ -12,7 +12,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
-import * as McpConfig from "@mcp-effect/client/McpConfig"
+import type * as McpConfig from "@mcp-effect/client/McpConfig"
 import { ConfigError } from "@mcp-effect/client/McpError"
 import type { ConnectError } from "@mcp-effect/client/McpError"
 import * as Config from "effect/Config"
@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
+import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as LazyOAuth from "./internal/lazyOAuth.js"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
@@ -68,7 +69,7 @@ export const configPath: Config.Config<string> = Config.string("MCP_CONFIG").pip
  * @category config
  */
 export const findConfig: Effect.Effect<string, ConfigError, FileSystem.FileSystem> = Effect.flatMap(
-  McpConfig.find(),
+  Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.find()),
   Option.match({
     onNone: () =>
       Effect.fail(
@@ -107,7 +108,7 @@ export const fromFile = (
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.unwrapScoped(
     Effect.map(
-      McpConfig.load(path, parseOptions(path)),
+      Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.load(path, parseOptions(path))),
       (servers) => McpClient.layer({ ...options, servers })
     )
   ).pipe(Layer.provide(platform))
@@ -138,7 +139,10 @@ export const fromHost = (
   host: McpConfig.Host,
   options?: Omit<McpClient.Options, "servers">
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
-  Layer.unwrapEffect(Effect.map(McpConfig.findHost(host), (path) => fromFile(path, options))).pipe(
+  Layer.unwrapEffect(
+    Effect.map(Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.findHost(host)), (path) =>
+      fromFile(path, options))
+  ).pipe(
     Layer.provide(platform)
   )
 

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as McpConfig from "@mcp-effect/client/McpConfig"
+import type * as McpConfig from "@mcp-effect/client/McpConfig"
 import { AuthError, ConfigError } from "@mcp-effect/client/McpError"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import * as Runtime from "effect/Runtime"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
 
 /**
@@ -202,7 +203,7 @@ export const fromSettings = (
     const s: Settings = settings === true ? {} : settings
     const runtime = yield* Effect.runtime<never>()
     const { openBrowser, printUrl, storage, ...portable } = s
-    const base = yield* McpConfig.oauthOptions(serverUrl, portable)
+    const base = yield* Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.oauthOptions(serverUrl, portable))
     const interactive = s.interactive !== false && s.grant !== "client_credentials"
     if (interactive && s.redirectUri !== undefined && !isLoopbackHttp(s.redirectUri)) {
       return yield* new ConfigError({

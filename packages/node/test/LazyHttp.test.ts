@@ -11,7 +11,7 @@ const here = Path.dirname(fileURLToPath(import.meta.url))
 const program = Path.join(here, "programs/whatLoads.mjs")
 
 describe("loaded with first use", () => {
-  it("undici and the HTTP transports' connection code with the first HTTP connection; OAuth only when used", async () => {
+  it("undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows and the configuration files only when used", async () => {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-loads-"))
     try {
       const output = await withEverythingHttp((url) =>
@@ -31,7 +31,7 @@ describe("loaded with first use", () => {
       assert.deepStrictEqual(output.trim().split("\n"), [
         "import undici=false modules=none",
         "stdio undici=false modules=none",
-        "http undici=true modules=internal/http/streamable.js"
+        "http undici=true modules=internal/http/http.js,internal/http/streamable.js"
       ])
     } finally {
       Fs.rmSync(dir, { recursive: true, force: true })

@@ -1,16 +1,23 @@
-// What is loaded at each step of a facade user's life, one line per step (import, then a stdio
-// client's call, then an HTTP client's listTools): whether undici is, and which of the HTTP
-// transports' connection modules and OAuth's are (these need `--import ./recordLoads.mjs` and
-// RECORD_LOADS).
+// What is loaded at each step of a facade user's life, one line per step (import of the package's
+// index, then a stdio client's call, then an HTTP client's listTools): whether undici is, and
+// which of the HTTP transports' connection modules, OAuth's flows and the configuration file
+// formats are (these need `--import ./recordLoads.mjs` and RECORD_LOADS).
 //   node --import ./recordLoads.mjs whatLoads.mjs <fake server bin> <url of a Streamable HTTP server>
-import { connect } from "@mcp-effect/node/Connect";
+import { connect } from "@mcp-effect/node";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as Path from "node:path";
 
 const [fakeServer, url] = process.argv.slice(2);
 const cache = createRequire(import.meta.url).cache;
-const watched = ["internal/http/streamable.js", "internal/http/legacySse.js", "NodeOAuth.js", "oauth4webapi"];
+const watched = [
+  "internal/http/http.js",
+  "internal/http/streamable.js",
+  "internal/http/legacySse.js",
+  "internal/auth/oauth.js",
+  "oauth4webapi",
+  "client/dist/McpConfig.js",
+];
 const loaded = () => {
   const undici = Object.keys(cache).some((file) => file.includes(`${Path.sep}undici${Path.sep}`));
   const urls = readFileSync(process.env.RECORD_LOADS, "utf8");

@@ -10,10 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as oauth from "oauth4webapi"
 import type { AuthFailure } from "../../McpAuth.js"
-import { AuthError, AuthorizationRequiredError } from "../../McpError.js"
+import { AuthError } from "../../McpError.js"
 import type * as OAuth from "../../OAuth.js"
 import type { Clients } from "./clients.js"
 import type { Discoverer } from "./discovery.js"
+import { nonInteractive } from "./eager.js"
 import type { Core, Discovery } from "./oauthCore.js"
 import { describeError } from "./oauthCore.js"
 import * as policy from "./policy.js"
@@ -34,10 +35,6 @@ interface Pending {
   readonly discovery: Discovery
   readonly scopes: ReadonlyArray<string>
 }
-
-/** @internal */
-export const nonInteractive = (server: string) => (authorizationUrl: URL): Effect.Effect<URL, AuthFailure> =>
-  Effect.fail(new AuthorizationRequiredError({ server, authorizationUrl: authorizationUrl.href }))
 
 /** @internal */
 export interface AuthorizationCode {

@@ -24,12 +24,6 @@ import * as OAuthCore from "./oauthCore.js"
 import * as policy from "./policy.js"
 import { stringList } from "./tokens.js"
 
-/** @internal */
-export const storageTag = OAuthCore.storageTag
-
-/** @internal */
-export const nonInteractive = AuthorizationCode.nonInteractive
-
 /** Refresh this long before a token expires. */
 const refreshSkewMs = 30_000
 

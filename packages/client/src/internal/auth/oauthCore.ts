@@ -7,7 +7,6 @@
  * @internal
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -15,14 +14,12 @@ import * as oauth from "oauth4webapi"
 import { AuthError } from "../../McpError.js"
 import type * as OAuth from "../../OAuth.js"
 import * as dpop from "./dpop.js"
+import { storageTag } from "./eager.js"
 import * as OAuthHttp from "./oauthHttp.js"
 import * as policy from "./policy.js"
 import type { Binding } from "./tokens.js"
 import * as Tokens from "./tokens.js"
 import { stringList } from "./tokens.js"
-
-/** @internal */
-export const storageTag = Context.GenericTag<OAuth.OAuthStorage>("@mcp-effect/client/OAuthStorage")
 
 /** What discovery found for the resource. @internal */
 export interface Discovery {

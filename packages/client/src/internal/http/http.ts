@@ -19,6 +19,8 @@ import type { AuthFailure, McpAuth } from "../../McpAuth.js"
 import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../../McpError.js"
 import * as Limits from "../limits.js"
 import { decompressBody } from "../wire/decompress.js"
+import { BodyReaderTypeId } from "./bodyReader.js"
+import type { BodyReader } from "./bodyReader.js"
 
 /** @internal */
 export interface HttpSettings {
@@ -306,26 +308,6 @@ export const bodyStream = (
         ? new ResponseTooLargeError({ server: s.server, limit })
         : transportError(s, `response body: ${reason}`)
   )
-
-/**
- * The optional capability of an `HttpClientResponse` to hand its body to a callback, chunk by
- * chunk as it arrives: far cheaper per response than a `Stream`. `onChunk` runs synchronously
- * and returns `false` to stop reading (the rest of the exchange is then abandoned); the effect
- * completes at the body's end, and interrupting it abandons the exchange.
- *
- * @internal
- */
-export const BodyReaderTypeId: unique symbol = Symbol.for("@mcp-effect/client/Http/BodyReader")
-
-/**
- * @internal
- * @inline
- */
-export interface BodyReader {
-  readonly [BodyReaderTypeId]: (
-    onChunk: (chunk: Uint8Array) => boolean
-  ) => Effect.Effect<void, HttpClientError.ResponseError>
-}
 
 /** @internal */
 export const readerOf = (response: HttpClientResponse.HttpClientResponse): BodyReader | undefined =>
