@@ -1,10 +1,16 @@
 // Bundles the executables (the CLI, the fake server, the conformance driver) into single
 // tree-shaken ESM files, each with the JSON Schema worker beside it: a one-shot process then
 // parses one file instead of resolving some 800 modules. Runs after `tsc -b` (it bundles dist/).
-// The library packages stay unbundled for their users' own bundlers.
+//
+// The client and Node packages get a bundle too, which Node loads (their `node` export
+// condition): each public module an entry, the code they share in chunks, every dependency left
+// external. Node resolves each module's bare imports (`effect/Effect`, …) one by one, and that,
+// not our code, is most of what importing ~90 modules of ours cost; bundlers and other runtimes
+// keep the per-module `dist/` (docs/decisions.md, 87).
 import * as esbuild from "esbuild"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -15,6 +21,17 @@ const executables = [
   { entry: "packages/conformance/dist/driver.js", outDir: "packages/conformance/bundle", name: "driver" }
 ]
 const worker = "packages/node/dist/internal/jsonSchemaWorker.js"
+
+/** Executables bundle the library packages' `dist/`, not the bundles Node loads (built first). */
+const fromDist = {
+  name: "library-dist",
+  setup(build) {
+    build.onResolve({ filter: /^@mcp-effect\/(client|node)(\/.*)?$/ }, ({ path }) => {
+      const [, pkg, sub] = /^@mcp-effect\/(client|node)(?:\/(.*))?$/.exec(path)
+      return { path: Path.join(root, "packages", pkg, "dist", `${sub ?? "index"}.js`) }
+    })
+  }
+}
 
 // CommonJS dependencies (undici, ws) call `require` for Node's built-ins.
 const banner = "import { createRequire as __mcpEffectRequire } from \"node:module\"\n"
@@ -29,8 +46,72 @@ const options = {
   // Optional native speed-ups of ws, loaded in a try/catch.
   external: ["bufferutil", "utf-8-validate"],
   legalComments: "none",
-  logLevel: "warning"
+  logLevel: "warning",
+  plugins: [fromDist]
 }
+
+/** The library packages Node loads bundled (each after those it imports), and what each one's bundle leaves to `node_modules`. */
+const libraries = ["client", "node"]
+
+const externalsOf = (pkg) => {
+  const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "packages", pkg, "package.json"), "utf8"))
+  const names = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
+  return names.flatMap((name) => [name, `${name}/*`])
+}
+
+/** The public modules of a package: flat in `src/`, built to `dist/`. */
+const publicModules = (pkg) =>
+  Fs.readdirSync(Path.join(root, "packages", pkg, "src"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "index.ts")
+    .map((file) => file.slice(0, -".ts".length))
+
+/**
+ * One package's bundle: every public module in one shared chunk (modules a package loads on
+ * first use stay chunks of their own), and a file per public module that re-exports its part.
+ * Finer chunks — esbuild's one per set of entries sharing code — left ~50 modules to load.
+ */
+const bundleLibrary = async (pkg) => {
+  const dist = Path.join(root, "packages", pkg, "dist")
+  const outdir = Path.join(root, "packages", pkg, "bundle")
+  const modules = publicModules(pkg)
+  const core = Path.join(dist, "bundle-core.js")
+  Fs.writeFileSync(core, modules.map((name) => `export * as ${name} from "./${name}.js"\n`).join(""))
+  Fs.rmSync(outdir, { recursive: true, force: true })
+  await esbuild.build({
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    entryPoints: { core, index: Path.join(dist, "index.js") },
+    outdir,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    external: externalsOf(pkg),
+    sourcemap: true,
+    legalComments: "none",
+    logLevel: "warning"
+  })
+  Fs.rmSync(core)
+  for (const name of modules) {
+    const names = Object.keys(await import(pathToFileURL(Path.join(dist, `${name}.js`)).href))
+    const body = names.length === 0
+      ? "export {}\n"
+      : `import { ${name} as m } from "./core.js"\nexport const { ${names.join(", ")} } = m\n`
+    Fs.writeFileSync(Path.join(outdir, `${name}.js`), body)
+  }
+}
+
+// The Node package's JSON Schema worker, whole (it imports the client's internals, which its
+// bundle does not export), beside every module of the bundle that may start it.
+// In order: listing the Node package's exports loads the client's bundle.
+for (const pkg of libraries) await bundleLibrary(pkg)
+await Promise.all(["packages/node/bundle", "packages/node/bundle/chunks"].map((dir) =>
+  esbuild.build({
+    ...options,
+    entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
+    outdir: Path.join(root, dir)
+  })
+))
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
   // Split: what an entry imports dynamically (the CLI's command, beyond `--version`) is a chunk

@@ -1,8 +1,9 @@
 // `npm run test:consumer`: the packages as a user gets them. Packs every public package, checks
-// each tarball's file list, installs the tarballs into a fresh project on the lowest Effect 3.x
-// line the peer ranges allow (not the workspace's), type-checks a strict `nodenext` consumer of
-// the Effect API and the facade, and runs it as ESM and as CommonJS against the packed fake
-// server on every tested Node version. Needs the built packages (`npm run build`).
+// each tarball's file list (with the bundles Node loads), installs the tarballs into a fresh
+// project on the lowest Effect 3.x line the peer ranges allow (not the workspace's), type-checks
+// a strict `nodenext` consumer of the Effect API and the facade, and runs it as ESM and as
+// CommonJS against the packed fake server on every tested Node version, which must resolve the
+// client and Node packages to their bundles. Needs the built packages (`npm run build`).
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -20,6 +21,31 @@ const lowest = {
   "@effect/platform": "0.96.2",
   "@effect/platform-node": "0.107.0",
   "@types/node": "20.19.43"
+}
+
+/** What Node loads of the packages that have a bundle for it (their `node` export condition). */
+const nodeBundles = {
+  "@mcp-effect/client": ["package/bundle/index.js", "package/bundle/McpClient.js"],
+  "@mcp-effect/node": ["package/bundle/index.js", "package/bundle/Connect.js", "package/bundle/jsonSchemaWorker.js"]
+}
+
+/** Node must resolve the packages to their bundles, and anything else to `dist/`. */
+const checkResolution = (binary, project, env) => {
+  const script = "for (const s of process.argv.slice(1)) console.log(import.meta.resolve(s))"
+  const specifiers = ["@mcp-effect/node", "@mcp-effect/client/McpClient", "@mcp-effect/testing"]
+  const [node, client, testing] = run(binary, ["--input-type=module", "-e", script, ...specifiers], {
+    cwd: project,
+    env
+  })
+    .trim().split("\n")
+  if (
+    !node.endsWith("/@mcp-effect/node/bundle/index.js") || !client.endsWith("/@mcp-effect/client/bundle/McpClient.js")
+  ) {
+    throw new Error(`Node resolves the packages to ${node} and ${client}, not their bundles`)
+  }
+  if (!testing.endsWith("/@mcp-effect/testing/dist/index.js")) {
+    throw new Error(`@mcp-effect/testing resolves to ${testing}`)
+  }
 }
 
 const allowedEntry = /^package\/(package\.json|README\.md|LICENSE|(dist|src|bundle)\/.+)$/
@@ -51,6 +77,7 @@ const contentProblems = (tarball) => {
   const stray = entries.filter((entry) => !allowedEntry.test(entry) || entry.endsWith(".tsbuildinfo"))
   const missing = ["package/README.md", "package/LICENSE", "package/dist/index.js", "package/dist/index.d.ts"]
     .concat(Object.values(manifest.bin ?? {}).map((bin) => Path.posix.join("package", bin)))
+    .concat(nodeBundles[tarball.name] ?? [])
     .filter((entry) => !entries.includes(entry))
   return [
     ...stray.map((entry) => `${tarball.name}: ${entry} should not be in the tarball`),
@@ -112,6 +139,7 @@ const main = () => {
   for (const binary of binaries) {
     const version = run(binary, ["--version"]).trim()
     const env = envFor(binary)
+    checkResolution(binary, project, env)
     checkOutput(`${version} ESM`, run(binary, ["dist/consumer.js", fakeServer], { cwd: project, env }))
     checkOutput(`${version} CommonJS`, run(binary, ["consumer.cjs", fakeServer], { cwd: project, env }))
     console.log(`[consumer] Node ${version}: ESM and CommonJS ok`)

@@ -11,7 +11,7 @@ const here = Path.dirname(fileURLToPath(import.meta.url))
 const program = Path.join(here, "programs/whatLoads.mjs")
 
 describe("loaded with first use", () => {
-  it("undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows and the configuration files only when used", async () => {
+  it("Node loads the bundles; undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows only when used", async () => {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-loads-"))
     try {
       const output = await withEverythingHttp((url) =>
@@ -29,9 +29,9 @@ describe("loaded with first use", () => {
         )
       )
       assert.deepStrictEqual(output.trim().split("\n"), [
-        "import undici=false modules=none",
-        "stdio undici=false modules=none",
-        "http undici=true modules=internal/http/http.js,internal/http/streamable.js"
+        "import bundles=true undici=false modules=none",
+        "stdio bundles=true undici=false modules=none",
+        "http bundles=true undici=true modules=streamable"
       ])
     } finally {
       Fs.rmSync(dir, { recursive: true, force: true })

@@ -1,7 +1,8 @@
 // What is loaded at each step of a facade user's life, one line per step (import of the package's
 // index, then a stdio client's call, then an HTTP client's listTools): whether undici is, and
-// which of the HTTP transports' connection modules, OAuth's flows and the configuration file
-// formats are (these need `--import ./recordLoads.mjs` and RECORD_LOADS).
+// which of the HTTP transports' connection modules and OAuth's flows are (these need
+// `--import ./recordLoads.mjs` and RECORD_LOADS). Node loads the packages' bundles, where each of
+// those is a chunk named after its module (`streamable-<hash>.js`).
 //   node --import ./recordLoads.mjs whatLoads.mjs <fake server bin> <url of a Streamable HTTP server>
 import { connect } from "@mcp-effect/node";
 import { readFileSync } from "node:fs";
@@ -10,18 +11,18 @@ import * as Path from "node:path";
 
 const [fakeServer, url] = process.argv.slice(2);
 const cache = createRequire(import.meta.url).cache;
-const watched = [
-  "internal/http/http.js",
-  "internal/http/streamable.js",
-  "internal/http/legacySse.js",
-  "internal/auth/oauth.js",
-  "oauth4webapi",
-  "client/dist/McpConfig.js",
-];
+const watched = {
+  streamable: /\/streamable(-\w+)?\.js$/m,
+  legacySse: /\/legacySse(-\w+)?\.js$/m,
+  oauthFlows: /\/oauth(-\w+)?\.js$/m,
+  oauth4webapi: /\/oauth4webapi\//m,
+};
 const loaded = () => {
   const undici = Object.keys(cache).some((file) => file.includes(`${Path.sep}undici${Path.sep}`));
   const urls = readFileSync(process.env.RECORD_LOADS, "utf8");
-  return `undici=${undici} modules=${watched.filter((name) => urls.includes(name)).join(",") || "none"}`;
+  const names = Object.keys(watched).filter((name) => watched[name].test(urls));
+  const bundles = ["client", "node"].every((pkg) => urls.includes(`/${pkg}/bundle/`));
+  return `bundles=${bundles} undici=${undici} modules=${names.join(",") || "none"}`;
 };
 
 console.log(`import ${loaded()}`);
