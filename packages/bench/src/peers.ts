@@ -83,14 +83,20 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
   }
 }
 
-/** Our configuration of the bench's server at `endpoint`. */
+/** Our configuration of the bench's server at `endpoint` (stderr discarded, as every other client here does). */
 const ourServer = async (endpoint: Endpoint) => {
   const [Stdio, StreamableHttp] = await Promise.all([
     import("@mcp-effect/client/Stdio"),
     import("@mcp-effect/client/StreamableHttp")
   ])
   return endpoint.kind === "stdio"
-    ? Stdio.config({ name: "bench", command: endpoint.command, args: endpoint.args, env: endpoint.env })
+    ? Stdio.config({
+      name: "bench",
+      command: endpoint.command,
+      args: endpoint.args,
+      env: endpoint.env,
+      stderr: "ignore"
+    })
     : StreamableHttp.config({ name: "bench", url: endpoint.url })
 }
 
@@ -147,7 +153,12 @@ const openOursFromRuntime = (endpoint: Endpoint): Promise<Session> =>
 const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
   const { connect } = await import("@mcp-effect/node/Connect")
   const client = endpoint.kind === "stdio"
-    ? await connect([endpoint.command, ...endpoint.args], { name: "bench", env: endpoint.env, clientInfo })
+    ? await connect([endpoint.command, ...endpoint.args], {
+      name: "bench",
+      env: endpoint.env,
+      clientInfo,
+      stderr: "ignore"
+    })
     : await connect(endpoint.url, { name: "bench", clientInfo })
   const callTool = (name: string, args: Record<string, unknown>) => client.callTool(name, args)
   return {

@@ -31,7 +31,13 @@ export interface SpawnOptions {
   readonly inheritEnv?: boolean | undefined
   readonly cwd?: string | undefined
   readonly onStdout: (chunk: Uint8Array) => void
+  /** Called with each chunk of stderr when it is piped. */
   readonly onStderr: (chunk: Uint8Array) => void
+  /**
+   * What the process's stderr is: `pipe` (default) hands it to `onStderr`; `inherit` shares the
+   * host's stderr; `ignore` discards it. A spawner that cannot inherit or discard pipes it.
+   */
+  readonly stderr?: "pipe" | "inherit" | "ignore" | undefined
 }
 
 /**
@@ -152,13 +158,17 @@ export const layerCommandExecutor: Layer.Layer<ChildProcessSpawner, never, Comma
           let command = Command.make(options.command, ...options.args)
           if (options.env !== undefined) command = Command.env(command, options.env)
           if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+          if (options.stderr === "inherit") command = Command.stderr(command, "inherit")
           const proc = yield* executor.start(command)
           const stdin = yield* Mailbox.make<Uint8Array>()
           yield* Effect.forkScoped(Effect.ignore(Stream.run(Mailbox.toStream(stdin), proc.stdin)))
           const drain = (stream: Stream.Stream<Uint8Array, unknown>, onChunk: (chunk: Uint8Array) => void) =>
             Effect.forkScoped(Effect.ignore(Stream.runForEach(stream, (chunk) => Effect.sync(() => onChunk(chunk)))))
           const stdout = yield* drain(proc.stdout, options.onStdout)
-          yield* drain(proc.stderr, options.onStderr)
+          // The executor cannot discard stderr: it is drained instead.
+          if (options.stderr !== "inherit") {
+            yield* drain(proc.stderr, options.stderr === "ignore" ? () => {} : options.onStderr)
+          }
           const exited = yield* Deferred.make<ExitStatus>()
           yield* Effect.forkScoped(
             Effect.zipRight(

@@ -1,7 +1,8 @@
 /**
  * The stdio transport: the server is a child process speaking newline-delimited JSON-RPC on
- * stdin/stdout. stderr is always drained (to the logger, at debug level), and shutdown
- * escalates stdin-close → SIGTERM → SIGKILL on the whole process group.
+ * stdin/stdout. stderr is drained to the logger at debug level unless `stderr` says to inherit
+ * or discard it, and shutdown escalates stdin-close → SIGTERM → SIGKILL on the whole process
+ * group.
  *
  * @since 0.1.0
  */
@@ -45,6 +46,12 @@ export interface Options {
   readonly protocol?: ServerConfig["protocol"]
   /** Overrides the client's bound on the `server/discover` probe for this server. */
   readonly discoverTimeout?: Duration.DurationInput | undefined
+  /**
+   * Where the server's stderr goes: `log` (default) drains it into the client's log, a Debug
+   * line per line (escaped); `inherit` passes it to the host's own stderr; `ignore` discards it.
+   * `inherit` and `ignore` cost the client nothing per line (many servers log every request).
+   */
+  readonly stderr?: "log" | "inherit" | "ignore" | undefined
 }
 
 // Control characters would let a server forge log lines; bidi and invisible format marks would
@@ -111,7 +118,8 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       onStdout: decoder.push,
       onStderr: logsStderr
         ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
-        : () => {}
+        : () => {},
+      stderr: options.stderr === undefined || options.stderr === "log" ? "pipe" : options.stderr
     }).pipe(
       Effect.mapError((error) =>
         new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })

@@ -35,6 +35,8 @@ export interface TargetOptions extends HttpOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
+  /** A stdio server's stderr: `log` (default), `inherit` or `ignore` (see `Stdio.Options`). */
+  readonly stderr?: "log" | "inherit" | "ignore" | undefined
   /** Forces a transport instead of detecting one. */
   readonly transport?: "stdio" | "streamable_http" | "sse" | "http" | undefined
   /** Legacy SSE keep-alive interval. */
@@ -164,7 +166,8 @@ export const toConfig = (
         args,
         env: options.env,
         cwd: options.cwd,
-        readTimeout: options.readTimeout
+        readTimeout: options.readTimeout,
+        stderr: options.stderr
       }))
     }
     if (forced === "stdio") {

@@ -18,14 +18,14 @@ const spawn = (options: SpawnOptions) =>
       const child = ChildProcessNode.spawn(options.command, [...options.args], {
         cwd: options.cwd,
         env: childEnvironment(process.env, options),
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
         // Its own process group, so shutdown reaches the grandchildren a wrapper (npx, sh) starts.
         detached: process.platform !== "win32",
         windowsHide: true
       })
       const exited = Deferred.unsafeMake<ExitStatus>(FiberId.none)
       child.stdout!.on("data", options.onStdout)
-      child.stderr!.on("data", options.onStderr)
+      child.stderr?.on("data", options.onStderr)
       // A server that exits while we write must not crash the host with EPIPE.
       child.stdin!.on("error", () => {})
       child.on("close", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))

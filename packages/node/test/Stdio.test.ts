@@ -13,6 +13,8 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { execFile } from "node:child_process"
+import * as Path from "node:path"
 import { fakeServerBin } from "./paths.js"
 
 const options: ServerConnection.Options = { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
@@ -112,6 +114,27 @@ for (const [label, platform] of spawners) {
         )))
         assert.instanceOf(error, ConnectionError)
       }).pipe(Effect.provide(platform)))
+
+    it.live("stderr: 'ignore' keeps the server's stderr out of the log; by default it is drained there", () => {
+      const logs = captureLogs()
+      const fromServer = () => logs.lines.filter((line) => line.includes("fake server"))
+      const pinged = (config: ReturnType<typeof fake>) =>
+        Effect.scoped(Effect.flatMap(ServerConnection.make(config, options), (connection) => connection.ping()))
+      return Effect.gen(function*() {
+        yield* pinged(fake(["--log-received"], { stderr: "ignore" }))
+        const whileIgnored = fromServer().length
+        yield* Effect.scoped(Effect.gen(function*() {
+          const connection = yield* ServerConnection.make(fake(["--log-received"]), options)
+          yield* connection.ping()
+          while (!fromServer().some((line) => line.includes("received"))) yield* Effect.sleep("20 millis")
+        }))
+        assert.strictEqual(whileIgnored, 0)
+      }).pipe(
+        Effect.provide(platform),
+        Effect.provide(logs.layer),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+    })
 
     it.live("closing the scope stops a server that ignores SIGTERM (stdin close → SIGTERM → SIGKILL)", () => {
       const logs = captureLogs()
@@ -213,4 +236,29 @@ describe("subscriptions over stdio (2026-07-28)", () => {
       assert.isFalse(subscription.isActive())
     }).pipe(Effect.provide(NodeChildProcess.layer), Effect.provide(logs.layer), debug)
   }, 30_000)
+})
+
+describe("a stdio server's stderr, inherited", () => {
+  it("goes to the host's own stderr", async () => {
+    // A host process of its own, whose stderr the test reads: it spawns a process that writes to
+    // its stderr, with `stderr: "inherit"` and no `onStderr` reading.
+    const host = [
+      "import * as Effect from \"effect/Effect\"",
+      "import { ChildProcessSpawner } from \"@mcp-effect/client/ChildProcess\"",
+      "import * as NodeChildProcess from \"@mcp-effect/node/NodeChildProcess\"",
+      "await Effect.runPromise(Effect.scoped(Effect.flatMap(ChildProcessSpawner, (spawner) =>",
+      "  Effect.flatMap(spawner.spawn({ command: process.execPath, args: [\"-e\", \"process.stderr.write('from the server')\"],",
+      "    onStdout: () => {}, onStderr: () => { throw new Error('stderr was piped') }, stderr: \"inherit\" }),",
+      "    (child) => child.exited))).pipe(Effect.provide(NodeChildProcess.layer)))"
+    ].join("\n")
+    const stderr = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ["--input-type=module", "-e", host],
+        { cwd: Path.dirname(fakeServerBin), timeout: 30_000 },
+        (error, _stdout, stderr) => (error === null ? resolve(stderr) : reject(error))
+      )
+    )
+    assert.include(stderr, "from the server")
+  })
 })
