@@ -92,6 +92,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     const spawner = yield* ChildProcessSpawner
     // The log fibers run at this runtime's minimum level: when it drops Debug, stderr is drained
     // without starting a fiber per line (many servers log every request there).
+    const stderrPiped = options.stderr === undefined || options.stderr === "log"
     const logsStderr = LogLevel.lessThanEqual(
       FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
       LogLevel.Debug
@@ -116,10 +117,10 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       inheritEnv: options.inheritEnv,
       cwd: options.cwd,
       onStdout: decoder.push,
-      onStderr: logsStderr
+      onStderr: stderrPiped && logsStderr
         ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
         : () => {},
-      stderr: options.stderr === undefined || options.stderr === "log" ? "pipe" : options.stderr
+      stderr: stderrPiped ? "pipe" : options.stderr
     }).pipe(
       Effect.mapError((error) =>
         new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })
