@@ -3,8 +3,8 @@
 // parses one file instead of resolving some 800 modules. Runs after `tsc -b` (it bundles dist/).
 //
 // The client and Node packages get a bundle too, which Node loads (their `node` export
-// condition): each public module an entry, the code they share in chunks, every dependency left
-// external. Node resolves each module's bare imports (`effect/Effect`, …) one by one, and that,
+// condition): one entry holding every public module, a re-export file per public module, a chunk
+// per module loaded on first use, every dependency left external. Node resolves each module's bare imports (`effect/Effect`, …) one by one, and that,
 // not our code, is most of what importing ~90 modules of ours cost; bundlers and other runtimes
 // keep the per-module `dist/` (docs/decisions.md, 87).
 import * as esbuild from "esbuild"
@@ -23,11 +23,12 @@ const executables = [
 const worker = "packages/node/dist/internal/jsonSchemaWorker.js"
 
 /** Executables bundle the library packages' `dist/`, not the bundles Node loads (built first). */
+const librarySpecifier = /^@mcp-effect\/(client|node)(?:\/(.*))?$/
 const fromDist = {
   name: "library-dist",
   setup(build) {
-    build.onResolve({ filter: /^@mcp-effect\/(client|node)(\/.*)?$/ }, ({ path }) => {
-      const [, pkg, sub] = /^@mcp-effect\/(client|node)(?:\/(.*))?$/.exec(path)
+    build.onResolve({ filter: librarySpecifier }, ({ path }) => {
+      const [, pkg, sub] = librarySpecifier.exec(path)
       return { path: Path.join(root, "packages", pkg, "dist", `${sub ?? "index"}.js`) }
     })
   }
@@ -50,9 +51,10 @@ const options = {
   plugins: [fromDist]
 }
 
-/** The library packages Node loads bundled (each after those it imports), and what each one's bundle leaves to `node_modules`. */
+/** The library packages Node loads bundled, each after those it imports. */
 const libraries = ["client", "node"]
 
+/** What a library's bundle leaves to `node_modules`: its dependencies and peers. */
 const externalsOf = (pkg) => {
   const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "packages", pkg, "package.json"), "utf8"))
   const names = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
@@ -101,17 +103,23 @@ const bundleLibrary = async (pkg) => {
   }
 }
 
-// The Node package's JSON Schema worker, whole (it imports the client's internals, which its
-// bundle does not export), beside every module of the bundle that may start it.
+/**
+ * The JSON Schema worker, whole (it imports the client's internals, which no bundle exports).
+ * nodeJsonSchema starts it from `./jsonSchemaWorker.js` beside the module it is in, which is an
+ * entry or one of its chunks, whichever esbuild chose: the worker goes to both directories.
+ */
+const workerBeside = (outDir) =>
+  [outDir, Path.join(outDir, "chunks")].map((dir) =>
+    esbuild.build({
+      ...options,
+      entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
+      outdir: Path.join(root, dir)
+    })
+  )
+
 // In order: listing the Node package's exports loads the client's bundle.
 for (const pkg of libraries) await bundleLibrary(pkg)
-await Promise.all(["packages/node/bundle", "packages/node/bundle/chunks"].map((dir) =>
-  esbuild.build({
-    ...options,
-    entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
-    outdir: Path.join(root, dir)
-  })
-))
+await Promise.all(workerBeside("packages/node/bundle"))
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
   // Split: what an entry imports dynamically (the CLI's command, beyond `--version`) is a chunk
@@ -123,13 +131,5 @@ await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
     splitting: true,
     chunkNames: "chunks/[name]-[hash]"
   }),
-  // nodeJsonSchema starts its worker from `./jsonSchemaWorker.js` beside the module it is in,
-  // which is the entry or one of its chunks, whichever esbuild chose: the worker goes to both.
-  ...[outDir, Path.join(outDir, "chunks")].map((dir) =>
-    esbuild.build({
-      ...options,
-      entryPoints: { jsonSchemaWorker: Path.join(root, worker) },
-      outdir: Path.join(root, dir)
-    })
-  )
+  ...workerBeside(outDir)
 ]))

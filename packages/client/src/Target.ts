@@ -36,7 +36,7 @@ export interface TargetOptions extends HttpOptions {
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
   /** A stdio server's stderr: `log` (default), `inherit` or `ignore` (see `Stdio.Options`). */
-  readonly stderr?: "log" | "inherit" | "ignore" | undefined
+  readonly stderr?: Stdio.Options["stderr"]
   /** Forces a transport instead of detecting one. */
   readonly transport?: "stdio" | "streamable_http" | "sse" | "http" | undefined
   /** Legacy SSE keep-alive interval. */
