@@ -31,10 +31,11 @@
  *
  *   node packages/bench/dist/main.js [--quick]
  *     env BENCH_ROUNDS (every benchmark; default 3 for stdio echo, 5 for first contact, 2 for the
- *     others), BENCH_CALLS / BENCH_WARMUP (stdio echo, default 5000 / 1000), BENCH_HTTP_CALLS
+ *     others), BENCH_CALLS / BENCH_WARMUP (stdio echo, default 5000 / 1000; BENCH_STEADY_WARMUP: the
+ *     steady-state rows' warm-up, default 20000), BENCH_HTTP_CALLS
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
- *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
+ *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), stdio-steady (-2026), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
  *     stdio-connect, idle (idle-http, idle-stdio), first-contact, validation),
  *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
  *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
