@@ -8,15 +8,17 @@ import type * as Handlers from "@mcp-effect/client/Handlers"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
-import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import type { ConnectOptions, StateListener } from "../../Connect.js"
 import * as internalPlatform from "../platform.js"
 import { loggerLayer } from "./logger.js"
-import { promise } from "./run.js"
+import { closeScope, run } from "./run.js"
 import type { Fork } from "./run.js"
 
 /** A built facade runtime: its service, a fork of calls on it, and its disposal. */
@@ -54,13 +56,20 @@ export const build = async (
       LogLevel.fromLiteral(options.logLevel ?? "Warning")
     )
   )
-  const runtime = ManagedRuntime.make(
-    options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
-  )
+  // The layer built into a runtime held by a scope of the facade's own: a `ManagedRuntime`
+  // would add its own bookkeeping (about twice the CPU of the build itself per connect).
+  const scope = Effect.runSync(Scope.make())
+  const dispose = () => closeScope(scope)
   try {
-    return { ...await attach(runtime), dispose: () => runtime.dispose() }
+    const runtime = await run(Scope.extend(
+      Layer.toRuntime(
+        options.logger === undefined ? clientLayer : Layer.provideMerge(clientLayer, loggerLayer(options.logger))
+      ),
+      scope
+    ))
+    return { ...onRuntime(runtime), dispose }
   } catch (error) {
-    await runtime.dispose()
+    await dispose()
     throw error
   }
 }
@@ -73,16 +82,19 @@ export const attach = async <E>(
   runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
 ): Promise<Omit<FacadeRuntime, "dispose">> => {
   try {
-    // Calls run on the built runtime directly (no per-call check that the layer is ready), and
-    // settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
-    const fork: Fork<McpClient.McpClient> = Runtime.runFork(await runtime.runtime())
-    const service = await promise(fork, McpClient.McpClient)
-    return { service, fork }
+    return onRuntime(await runtime.runtime())
   } catch (error) {
     // A layer that fails to build rejects with a FiberFailure: hand out the error itself.
     throw Runtime.isFiberFailure(error) ? Cause.squash(error[Runtime.FiberFailureCauseId]) : error
   }
 }
+
+// Calls run on the built runtime directly (no per-call check that the layer is ready), and
+// settle their promise from an observer of the fiber's exit: one promise per call, no extra hop.
+const onRuntime = (runtime: Runtime.Runtime<McpClient.McpClient>): Omit<FacadeRuntime, "dispose"> => ({
+  service: Context.get(runtime.context, McpClient.McpClient),
+  fork: Runtime.runFork(runtime)
+})
 
 /** A host function, sync or async, as an effect whose failure is the thrown value. */
 const lift = <P>(f: (params: P) => unknown) => (params: Record<string, unknown>) =>
