@@ -32,6 +32,19 @@ describe("connect (Promise facade)", () => {
       ])
       assert.strictEqual(server!.serverInfo?.name, "mcp-effect-demo")
       assert.include(server!.instructions, "demo server")
+      // Its fields are its own and enumerable, as a plain object's: spread, logged or serialized whole.
+      assert.deepStrictEqual(Object.keys(server!), [
+        "name",
+        "kind",
+        "era",
+        "protocolVersion",
+        "serverInfo",
+        "instructions",
+        "capabilities",
+        "isModern"
+      ])
+      assert.deepStrictEqual({ ...server! }.protocolVersion, "2025-11-25")
+      assert.strictEqual(JSON.parse(JSON.stringify(server)).isModern, false)
       const sum = await client.callTool("add", { a: 1, b: 2 })
       assert.deepStrictEqual(sum.structuredContent, { sum: 3 })
     } finally {

@@ -6,7 +6,7 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type { AuthFailure } from "../../McpAuth.js"
 import { ConnectionError, RequestTimeoutError, ServerError } from "../../McpError.js"
 import type { RequestError } from "../../McpError.js"
@@ -133,16 +133,24 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       options.onClose?.(error)
     }
 
-    // Server-initiated requests run in the connection's scope; their answers share one bounded path.
-    const serverRequests = yield* ServerRequests.make({
-      server,
-      send: (message) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message)),
-      handle: options.onRequest,
-      maxConcurrent: options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS,
-      maxQueued: options.maxQueuedRefusals ?? Limits.MAX_QUEUED_REFUSALS,
-      maxQueuedIdChars: Limits.MAX_QUEUED_REFUSAL_ID_CHARS,
-      summaryInterval: options.refusalSummaryInterval ?? Limits.REFUSAL_SUMMARY_INTERVAL
-    })
+    // Server-initiated requests run in the connection's scope; their answers share one bounded
+    // path. Built with the first one: most connections never get one, and the path (its fiber
+    // set, answer slots and log summary) is ~5 KB of heap per connection.
+    const scope = yield* Effect.scope
+    let serverRequests: ServerRequests.ServerRequests | undefined
+    const serverRequestsNow = () =>
+      serverRequests ??= Runtime.runSync(runtime)(Scope.extend(
+        ServerRequests.make({
+          server,
+          send: (message) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message)),
+          handle: options.onRequest,
+          maxConcurrent: options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS,
+          maxQueued: options.maxQueuedRefusals ?? Limits.MAX_QUEUED_REFUSALS,
+          maxQueuedIdChars: Limits.MAX_QUEUED_REFUSAL_ID_CHARS,
+          summaryInterval: options.refusalSummaryInterval ?? Limits.REFUSAL_SUMMARY_INTERVAL
+        }),
+        scope
+      ))
 
     const onResponse = (message: Record<string, unknown>) => {
       const id = message.id as string | number
@@ -191,7 +199,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (method === "notifications/progress") return onProgress(params)
       if (method === "notifications/cancelled") {
         const requestId = params?.requestId
-        if (typeof requestId === "string" || typeof requestId === "number") serverRequests.cancel(requestId)
+        if (typeof requestId === "string" || typeof requestId === "number") serverRequests?.cancel(requestId)
       }
       try {
         options.onNotification(method, params)
@@ -209,7 +217,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       const method = message.method
       const hasId = typeof id === "string" || typeof id === "number"
       if (typeof method === "string") {
-        if (hasId) serverRequests.onRequest(id, method, paramsOf(message.params))
+        if (hasId) serverRequestsNow().onRequest(id, method, paramsOf(message.params))
         else if (id === undefined) onNotification(method, paramsOf(message.params))
         else log("warn", `${server}: skipped request ${escapeControl(method, 64)} with an invalid id`)
       } else if (hasId && ("result" in message || "error" in message)) {
@@ -250,7 +258,10 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     transport = yield* options.transport({ onMessage, onClose, onRequestFailed, onAuthorizing }, server)
     const open = transport
 
-    yield* Effect.addFinalizer(() =>
+    // A scope's own finalizer, not `Effect.addFinalizer`: this one needs none of the refs that
+    // keeps (a snapshot of them, ~1 KB per connection).
+    yield* Scope.addFinalizer(
+      scope,
       Effect.sync(() => {
         onClose(new ConnectionError({ server, message: "connection closed" }))
         deadlineFiber?.unsafeInterruptAsFork(FiberId.none)
