@@ -122,15 +122,18 @@ export const make = (core: Needs): ToolMethods => {
       : { ...headers, ...rendered as Record<string, string> }
   }
 
-  const tasks = Tasks.make({
-    server,
-    handlers: core.options.handlers,
-    declared: core.tasksDeclared,
-    session: Effect.map(core.session, (s) => s.negotiated),
-    send: (method, params, requestOptions, headers) => core.send(method, params, requestOptions, headers),
-    decodeResult: (value) => Decode.callTool(server, "tools/call", value),
-    checkOutput: validation.checkOutput
-  })
+  // Made with the first task: most connections never see one, and it is ~2 KB of heap each.
+  let madeTasks: ReturnType<typeof Tasks.make> | undefined
+  const tasks = () =>
+    madeTasks ??= Tasks.make({
+      server,
+      handlers: core.options.handlers,
+      declared: core.tasksDeclared,
+      session: Effect.map(core.session, (s) => s.negotiated),
+      send: (method, params, requestOptions, headers) => core.send(method, params, requestOptions, headers),
+      decodeResult: (value) => Decode.callTool(server, "tools/call", value),
+      checkOutput: validation.checkOutput
+    })
 
   /**
    * Legacy (2025-11-25) task augmentation: a tool that requires it is called as a task when
@@ -232,7 +235,7 @@ export const make = (core: Needs): ToolMethods => {
     }
   ) =>
     Tasks.isCreated(raw, era)
-      ? Effect.flatMap(tasks.created(raw, tool, era), (task) => tasks.complete(task, requestOptions))
+      ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().complete(task, requestOptions))
       : toolResult(raw, tool, era)
 
   const effectCallTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
@@ -286,13 +289,13 @@ export const make = (core: Needs): ToolMethods => {
       const modern = s.negotiated.era === "modern"
       const ttl = taskOptions?.ttl === undefined ? {} : { ttl: Duration.toMillis(Duration.decode(taskOptions.ttl)) }
       return Effect.zipRight(
-        tasks.gate("tools/call", ["requests", "tools", "call"]),
+        tasks().gate("tools/call", ["requests", "tools", "call"]),
         Effect.flatMap(
           invokeTool(name, args, taskOptions, (params) => modern ? params : { ...params, task: ttl }),
           // A server that answers with the result at once yields a completed handle carrying it.
           ({ era, raw, tool }) =>
             Tasks.isCreated(raw, era)
-              ? tasks.created(raw, tool, era)
+              ? tasks().created(raw, tool, era)
               : Effect.map(toolResult(raw, tool, era), (result) =>
                 new Task({ taskId: "", server, status: "completed", result, tool }))
         )
@@ -310,12 +313,12 @@ export const make = (core: Needs): ToolMethods => {
     callTool,
     unsafeCallTool,
     callToolAsTask,
-    getTask: tasks.get,
-    getTaskResult: tasks.result,
+    getTask: (task, requestOptions) => tasks().get(task, requestOptions),
+    getTaskResult: (task, requestOptions) => tasks().result(task, requestOptions),
     waitForTask: (task, waitOptions) =>
-      tasks.wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
-    cancelTask: tasks.cancel,
-    updateTask: tasks.update,
-    listTasks: (requestOptions) => tasks.list(core.maxPages, requestOptions)
+      tasks().wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
+    cancelTask: (task, requestOptions) => tasks().cancel(task, requestOptions),
+    updateTask: (task, inputResponses, requestOptions) => tasks().update(task, inputResponses, requestOptions),
+    listTasks: (requestOptions) => tasks().list(core.maxPages, requestOptions)
   }
 }
