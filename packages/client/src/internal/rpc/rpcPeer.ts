@@ -258,8 +258,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     transport = yield* options.transport({ onMessage, onClose, onRequestFailed, onAuthorizing }, server)
     const open = transport
 
-    // A scope's own finalizer, not `Effect.addFinalizer`: this one needs none of the refs that
-    // keeps (a snapshot of them, ~1 KB per connection).
+    // A finalizer of the scope itself, not `Effect.addFinalizer`: a synchronous close needs none
+    // of the fiber's refs, of which that one keeps a snapshot (~1 KB per connection).
     yield* Scope.addFinalizer(
       scope,
       Effect.sync(() => {
