@@ -118,7 +118,7 @@ export const make = <R>(
         Effect.map(
           Effect.forEach(
             connections,
-            (c) => Effect.map(list(c), (items) => items.map((item) => ({ ...item, server: c.name }))),
+            (c) => Effect.map(list(c), (items) => items.map((item) => Object.assign({}, item, { server: c.name }))),
             {
               concurrency: "unbounded"
             }
@@ -203,7 +203,7 @@ export const make = <R>(
     ): Effect.Effect<ServerConnection.Page<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
       Effect.flatMap(only(selected), (c) =>
         Effect.map(list(c), (page) => ({
-          items: page.items.map((item) => ({ ...item, server: c.name })),
+          items: page.items.map((item) => Object.assign({}, item, { server: c.name })),
           nextCursor: page.nextCursor
         })))
 
@@ -241,7 +241,7 @@ export const make = <R>(
       callTools: (calls, requestOptions) =>
         Effect.forEach(
           calls,
-          (call) => callTool(call.name, call.arguments, { ...requestOptions, server: call.server }),
+          (call) => callTool(call.name, call.arguments, Object.assign({}, requestOptions, { server: call.server })),
           { concurrency: "unbounded" }
         ),
       callToolAsTask: (name, args, callOptions) =>

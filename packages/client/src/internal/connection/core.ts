@@ -72,8 +72,11 @@ export interface Shared {
   readonly tracing: Tracing.Tracing | undefined
   /** The connection's state, set by the session part. */
   readonly state: State.State
-  /** The roots offered (`options.handlers.roots` reads it): `undefined` while none are declared. */
-  readonly roots: { current: Handlers.Handlers["roots"] }
+  /**
+   * The handlers as every part reads them (`options.handlers` is this object); `setRoots`
+   * replaces `roots` (`undefined` while none are declared).
+   */
+  readonly handlers: { -readonly [K in keyof Handlers.Handlers]: Handlers.Handlers[K] }
   /** Recomputes `identity`'s capabilities from the handlers (after `setRoots` declared roots). */
   readonly redeclare: () => void
 }
@@ -175,14 +178,9 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
       State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
     ]),
     ([clock, tracing, state]) => {
-      const roots: Shared["roots"] = { current: options.handlers?.roots }
-      // The handlers as every part reads them: `roots` follows `setRoots`.
-      const handlers: Handlers.Handlers = {
-        ...options.handlers,
-        get roots() {
-          return roots.current
-        }
-      }
+      // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
+      // gets a hidden class of its own, or a dictionary, per connection.
+      const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
       const declared = options.extensions ?? []
       const extensions = declared.length === 0
         ? {}
@@ -199,13 +197,13 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         legacyCapabilities: {}
       }
       const redeclare = () => {
-        identity.capabilities = { ...Handlers.capabilities(handlers, "modern"), ...extensions }
+        identity.capabilities = Object.assign(Handlers.capabilities(handlers, "modern"), extensions)
         identity.legacyCapabilities = Handlers.capabilities(handlers, "legacy")
       }
       redeclare()
       return {
         server: config.name,
-        options: { ...options, handlers },
+        options: Object.assign({}, options, { handlers }),
         defaultTimeoutMs: config.readTimeout === undefined
           ? DEFAULT_TIMEOUT_MS
           : Duration.toMillis(Duration.decode(config.readTimeout)),
@@ -222,7 +220,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         listens: new Map(),
         tracing,
         state,
-        roots,
+        handlers,
         redeclare
       }
     }

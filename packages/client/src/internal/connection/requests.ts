@@ -72,7 +72,7 @@ export const make = (core: Needs): RequestPath => {
         version,
         level,
         capabilities,
-        meta: { ...host, ...Protocol.requestMeta(identity, version, level) }
+        meta: Object.assign({}, host, Protocol.requestMeta(identity, version, level))
       }
     }
     return sharedMeta.meta
@@ -82,14 +82,19 @@ export const make = (core: Needs): RequestPath => {
     const own = params?._meta
     return host === fixedHostMeta && !isObject(own)
       ? modernMeta(host, version)
-      : { ...host, ...(isObject(own) ? own : {}), ...Protocol.requestMeta(identity, version, logLevel.current) }
+      : Object.assign(
+        {},
+        host,
+        isObject(own) ? own : undefined,
+        Protocol.requestMeta(identity, version, logLevel.current)
+      )
   }
 
   const untraced: SendNow = (method, params, requestOptions, extraHeaders, onAuthorization, onId) => {
     const options: RpcPeer.RequestOptions | undefined = onAuthorization !== undefined
-      ? { ...peerOptions(requestOptions), onId, hints: { onAuthorization } }
+      ? Object.assign({}, peerOptions(requestOptions), { onId, hints: { onAuthorization } })
       : onId !== undefined
-      ? { ...peerOptions(requestOptions), onId }
+      ? Object.assign({}, peerOptions(requestOptions), { onId })
       : peerOptions(requestOptions)
     const attempt = () => {
       const live = core.live()
@@ -99,11 +104,12 @@ export const make = (core: Needs): RequestPath => {
       if (s.negotiated.era === "legacy") return s.peer.request(method, params, options)
       const withHost = (host: Record<string, unknown>) => {
         const meta = metaOf(host, params, s.negotiated.protocolVersion)
-        const headers = { ...Protocol.modernHeaders(method, s.negotiated.protocolVersion), ...extraHeaders }
-        const once = s.peer.request(method, { ...params, _meta: meta }, {
-          ...options,
-          hints: { modern: true, headers, onAuthorization }
-        })
+        const headers = Object.assign(Protocol.modernHeaders(method, s.negotiated.protocolVersion), extraHeaders)
+        const once = s.peer.request(
+          method,
+          Object.assign({}, params, { _meta: meta }),
+          Object.assign({}, options, { hints: { modern: true, headers, onAuthorization } })
+        )
         // A listen's broken stream is the subscription's to re-open (backoff, re-acknowledgement).
         const reissued = method === "subscriptions/listen"
           ? once
@@ -162,7 +168,7 @@ export const make = (core: Needs): RequestPath => {
     const sent = modern
       ? unsafeRequest(
         method,
-        { ...params, _meta: metaOf(fixedHostMeta!, params, live!.negotiated.protocolVersion) },
+        Object.assign({}, params, { _meta: metaOf(fixedHostMeta!, params, live!.negotiated.protocolVersion) }),
         peerOptions(requestOptions),
         (exit) => onExit(Exit.isFailure(exit) ? Exit.mapError(exit, Protocol.modernError) : exit)
       )

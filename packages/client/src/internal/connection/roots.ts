@@ -12,7 +12,7 @@ import type { ServerConnection } from "../../ServerConnection.js"
 import type { Core } from "./core.js"
 
 /** What the roots part uses of the core. @internal */
-export type Needs = Pick<Core, "roots" | "redeclare" | "live" | "reopenOnNextUse">
+export type Needs = Pick<Core, "handlers" | "redeclare" | "live" | "reopenOnNextUse">
 
 /** @internal */
 export const make = (
@@ -21,9 +21,9 @@ export const make = (
 ): Pick<ServerConnection, "setRoots" | "roots"> => ({
   setRoots: (next) =>
     Effect.suspend(() => {
-      const declared = core.roots.current !== undefined
+      const declared = core.handlers.roots !== undefined
       const copy: ReadonlyArray<Root> = next.map((root) => ({ ...root }))
-      core.roots.current = copy
+      core.handlers.roots = copy
       if (declared) return notifyRootsChanged
       core.redeclare()
       const era = core.live()?.negotiated.era
@@ -33,7 +33,7 @@ export const make = (
       return era === "modern" ? Deprecations.warnOnce("roots") : Effect.void
     }),
   roots: () => {
-    const current = core.roots.current
+    const current = core.handlers.roots
     return current === undefined ? [] : typeof current === "function" ? current() : current
   }
 })

@@ -145,7 +145,7 @@ export const make = (core: Needs): ToolMethods => {
       isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
       isObject(negotiated.capabilities.tasks.requests.tools) &&
       negotiated.capabilities.tasks.requests.tools.call !== undefined
-    return declared && tool?.execution?.taskSupport === "required" ? { ...params, task: {} } : params
+    return declared && tool?.execution?.taskSupport === "required" ? Object.assign({}, params, { task: {} }) : params
   }
 
   /**
@@ -291,7 +291,7 @@ export const make = (core: Needs): ToolMethods => {
       return Effect.zipRight(
         tasks().gate("tools/call", ["requests", "tools", "call"]),
         Effect.flatMap(
-          invokeTool(name, args, taskOptions, (params) => modern ? params : { ...params, task: ttl }),
+          invokeTool(name, args, taskOptions, (params) => modern ? params : Object.assign({}, params, { task: ttl })),
           // A server that answers with the result at once yields a completed handle carrying it.
           ({ era, raw, tool }) =>
             Tasks.isCreated(raw, era)
@@ -308,7 +308,8 @@ export const make = (core: Needs): ToolMethods => {
       Effect.flatMap(
         Pages.page(core, "tools/list", "tools", Decode.tools, cursor, requestOptions),
         (page) =>
-          Effect.flatMap(core.session, (s) => Effect.map(usable(page.items, s), (items) => ({ ...page, items })))
+          Effect.flatMap(core.session, (s) =>
+            Effect.map(usable(page.items, s), (items) => Object.assign({}, page, { items })))
       ),
     callTool,
     unsafeCallTool,

@@ -83,11 +83,12 @@ export const headers = (c: Connection, extra?: Record<string, string>, hints?: S
     c.legacyBase = { ...current, "accept-encoding": "gzip, deflate" }
     c.modernBase = { ...withoutParams(current), "accept-encoding": "gzip, deflate" }
   }
-  if (hints?.modern === true) return { ...c.modernBase, ...extra, ...hints.headers }
-  const all: Record<string, string> = { ...c.legacyBase, ...extra }
+  // `Object.assign`, not spreads: this runs per request (see `serverConnection.ts`).
+  if (hints?.modern === true) return Object.assign({}, c.modernBase, extra, hints.headers)
+  const all: Record<string, string> = Object.assign({}, c.legacyBase, extra)
   if (c.sessionId !== undefined) all["mcp-session-id"] = c.sessionId
   if (c.protocolVersion !== undefined) all["mcp-protocol-version"] = c.protocolVersion
-  return hints?.headers === undefined ? all : { ...all, ...hints.headers }
+  return hints?.headers === undefined ? all : Object.assign(all, hints.headers)
 }
 
 /** Hands a received message on, noting the protocol version `initialize`'s result names. @internal */

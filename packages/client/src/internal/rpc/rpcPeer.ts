@@ -280,7 +280,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       let outgoing = params
       if (onProgressCallback !== undefined || resetOnProgress) {
         const meta = paramsOf(params?._meta)
-        outgoing = { ...params, _meta: { ...meta, progressToken: id } }
+        outgoing = Object.assign({}, params, { _meta: Object.assign({}, meta, { progressToken: id }) })
       }
       const message = outgoing === undefined
         ? { jsonrpc: "2.0", id, method }
