@@ -145,22 +145,21 @@ export const capabilities = (
   handlers: Handlers | undefined,
   era: "legacy" | "modern" = "modern"
 ): McpSchema.ClientCapabilities => {
-  if (handlers === undefined) return {}
-  const modes = handlers.elicitationModes ?? ["form"]
-  return {
-    ...(handlers.elicitation !== undefined
-      ? { elicitation: Object.fromEntries(modes.map((mode) => [mode, {}])) }
-      : {}),
-    ...(handlers.sampling !== undefined
-      ? {
-        sampling: {
-          ...(handlers.samplingSupportsTools === true ? { tools: {} } : {}),
-          ...(handlers.samplingContext === true ? { context: {} } : {})
-        }
-      }
-      : {}),
-    ...(handlers.roots !== undefined ? { roots: era === "legacy" ? { listChanged: true } : {} } : {})
+  // Built field by field: on Node 20 a literal of spreads gets a hidden class per object, and
+  // each connection keeps two of these.
+  const declared: { -readonly [K in keyof McpSchema.ClientCapabilities]: McpSchema.ClientCapabilities[K] } = {}
+  if (handlers === undefined) return declared
+  if (handlers.elicitation !== undefined) {
+    declared.elicitation = Object.fromEntries((handlers.elicitationModes ?? ["form"]).map((mode) => [mode, {}]))
   }
+  if (handlers.sampling !== undefined) {
+    const sampling: Record<string, unknown> = {}
+    if (handlers.samplingSupportsTools === true) sampling.tools = {}
+    if (handlers.samplingContext === true) sampling.context = {}
+    declared.sampling = sampling
+  }
+  if (handlers.roots !== undefined) declared.roots = era === "legacy" ? { listChanged: true } : {}
+  return declared
 }
 
 const rootsOf = (handlers: Handlers | undefined): ReadonlyArray<Root> => {
