@@ -119,7 +119,7 @@ export const make = (core: Needs): ToolMethods => {
         method: "tools/call",
         message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
       })
-      : { ...headers, ...rendered as Record<string, string> }
+      : Object.assign(headers, rendered as Record<string, string>)
   }
 
   // Made with the first task: most connections never see one, and it is ~2 KB of heap each.
