@@ -8,6 +8,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as internal from "./internal/http/bodyReader.js"
 import type * as Http from "./internal/http/http.js"
+import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as StreamableHttp from "./StreamableHttp.js"
 
@@ -34,18 +35,24 @@ export const endpointUrl = (options: Pick<Options, "baseUrl" | "endpoint">): str
   options.endpoint === undefined ? options.baseUrl : new URL(options.endpoint, options.baseUrl).toString()
 
 /**
- * A server configuration for a plain HTTP server.
+ * A server configuration for a plain HTTP server. A `baseUrl` (or an `endpoint` under it) that
+ * is not http(s) or is malformed sets `configError`: connecting fails with it, nothing is sent.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const config = (options: Options): ServerConfig<HttpClient.HttpClient> => {
-  const url = endpointUrl(options)
+  // The endpoint is resolved only when it can be (`endpointUrl` throws otherwise).
+  const baseError = httpUrlError(options.baseUrl)
+  const resolvable = baseError === undefined &&
+    (options.endpoint === undefined || URL.canParse(options.endpoint, options.baseUrl))
+  const url = resolvable ? endpointUrl(options) : options.endpoint ?? options.baseUrl
   return {
     name: options.name ?? StreamableHttp.defaultName(url),
     kind: "http",
     transport: StreamableHttp.transport({ ...options, url, getStream: false }, "plain"),
-    readTimeout: options.readTimeout
+    readTimeout: options.readTimeout,
+    configError: baseError ?? httpUrlError(url)
   }
 }
 

@@ -370,7 +370,8 @@ export class McpClient extends Context.Tag("@mcp-effect/client/McpClient")<McpCl
 
 /**
  * Connects every configured server (concurrently) in the current scope. Server names must be
- * unique (`ConfigError` otherwise).
+ * unique, and no configuration may carry a `configError` (a `ConfigError` then, before any
+ * server is started).
  *
  * @since 0.1.0
  * @category constructors

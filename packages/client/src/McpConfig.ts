@@ -27,6 +27,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Http from "./Http.js"
 import * as internal from "./internal/mcpConfig.js"
+import { httpUrlError } from "./internal/url.js"
 import type { McpAuth } from "./McpAuth.js"
 import { ConfigError } from "./McpError.js"
 import type * as OAuth from "./OAuth.js"
@@ -285,7 +286,8 @@ const httpConfig = (entry: HttpEntry, auth: McpAuth | undefined): ServerConfig<R
 }
 
 /**
- * The server configuration of an entry (`oauth` goes through `options.oauth`).
+ * The server configuration of an entry (`oauth` goes through `options.oauth`). An HTTP entry
+ * whose `url` is not http(s) or is malformed fails with `ConfigError` (`decode` never gives one).
  *
  * @since 0.1.0
  * @category parsing
@@ -305,8 +307,16 @@ export const toConfig = <R = never>(
       readTimeout: seconds(entry.readTimeout)
     }))
   }
+  const refused = (error: ConfigError) =>
+    Effect.fail(new ConfigError({ message: `server "${entry.name}": ${error.message}` }))
+  // Checked before the OAuth hook sees the URL; a plain_http `endpoint` is checked by `Http.config`.
+  const urlError = httpUrlError(entry.url)
+  if (urlError !== undefined) return refused(urlError)
   const auth = entry.oauth === undefined ? Effect.succeed(undefined) : authOf(options, entry, entry.oauth)
-  return Effect.map(auth, (auth) => httpConfig(entry, auth))
+  return Effect.flatMap(auth, (auth) => {
+    const config = httpConfig(entry, auth)
+    return config.configError === undefined ? Effect.succeed(config) : refused(config.configError)
+  })
 }
 
 /**

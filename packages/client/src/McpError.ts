@@ -597,15 +597,28 @@ const tagged = <E>(tags: ReadonlyArray<string>): (u: unknown) => u is E => {
   return (u: unknown): u is E => Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && set.has(u._tag)
 }
 
+const transientTag: (u: unknown) => u is TransientError = tagged(groups.transient)
+
+/** A spawn that failed because the command does not exist or may not run (Node's errno, or the platform's `SystemError`). */
+const isMissingCommand = (cause: unknown): boolean =>
+  Predicate.hasProperty(cause, "syscall") && typeof cause.syscall === "string" && cause.syscall.startsWith("spawn")
+    ? Predicate.hasProperty(cause, "code") && (cause.code === "ENOENT" || cause.code === "EACCES")
+    : Predicate.hasProperty(cause, "_tag") && cause._tag === "SystemError" &&
+      Predicate.hasProperty(cause, "method") && cause.method === "spawn" &&
+      Predicate.hasProperty(cause, "reason") && (cause.reason === "NotFound" || cause.reason === "PermissionDenied")
+
 /**
  * True for an error worth a retry (`TransientError`):
  * `Effect.retry(call, { schedule, while: McpError.isTransient })`,
- * `Effect.catchIf(call, McpError.isTransient, …)`.
+ * `Effect.catchIf(call, McpError.isTransient, …)`. Not for a `ConnectionError` of a server
+ * process whose command does not exist or may not run (`ENOENT`, `EACCES`): every attempt would
+ * fail the same way.
  *
  * @since 0.1.0
  * @category guards
  */
-export const isTransient: (u: unknown) => u is TransientError = tagged(groups.transient)
+export const isTransient = (u: unknown): u is TransientError =>
+  transientTag(u) && !(u._tag === "ConnectionError" && isMissingCommand(u.cause))
 
 /**
  * True for an error the server answered with (`ServerRejectedError`).

@@ -5,6 +5,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type { Reconnect } from "./ConnectionState.js"
+import type { ConfigError } from "./McpError.js"
 import type { TransportFactory } from "./Transport.js"
 
 /**
@@ -43,4 +44,12 @@ export interface ServerConfig<R = never> {
    * with trace ids.
    */
   readonly propagateTraceContext?: boolean | undefined
+  /**
+   * Why this configuration cannot work, set by the constructor that was given it (a URL that is
+   * not http(s), or a malformed one): `ServerConnection.make` and `McpClient.make` fail with it
+   * at once, before anything is spawned or sent, and it is never retried.
+   *
+   * @since 0.2.0
+   */
+  readonly configError?: ConfigError | undefined
 }

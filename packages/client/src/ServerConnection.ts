@@ -16,6 +16,7 @@ import * as internal from "./internal/connection/serverConnection.js"
 import type { JsonSchema } from "./JsonSchema.js"
 import type {
   CapabilityError,
+  ConfigError,
   ConnectError,
   InputRequiredError,
   ServerNotFoundError,
@@ -403,7 +404,7 @@ export interface ServerConnection {
 
 /**
  * Connects to the server in the current scope; closing the scope closes the connection
- * (and stops a server process).
+ * (and stops a server process). A configuration with a `configError` fails with it at once.
  *
  * @since 0.1.0
  * @category constructors
@@ -411,4 +412,4 @@ export interface ServerConnection {
 export const make: <R>(
   config: ServerConfig<R>,
   options: Options
-) => Effect.Effect<ServerConnection, ConnectError, Scope.Scope | R> = internal.make
+) => Effect.Effect<ServerConnection, ConnectError | ConfigError, Scope.Scope | R> = internal.make

@@ -10,6 +10,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Http from "./internal/http/http.js"
+import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { defaultName } from "./StreamableHttp.js"
 import type { TransportFactory } from "./Transport.js"
@@ -40,7 +41,8 @@ export const transport = (options: Options): TransportFactory<HttpClient.HttpCli
 const loadConnection = () => import("./internal/http/legacySse.js")
 
 /**
- * A server configuration for a legacy HTTP+SSE server.
+ * A server configuration for a legacy HTTP+SSE server. A `url` that is not http(s) or is
+ * malformed sets `configError`: connecting fails with it, nothing is sent.
  *
  * @since 0.1.0
  * @category constructors
@@ -50,5 +52,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   kind: "sse",
   transport: transport(options),
   readTimeout: options.readTimeout,
-  keepAlive: options.ping
+  keepAlive: options.ping,
+  configError: httpUrlError(options.url)
 })

@@ -123,7 +123,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       stderr: stderrPiped ? "pipe" : options.stderr
     }).pipe(
       Effect.mapError((error) =>
-        new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}` })
+        new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}`, cause: error })
       )
     )
 

@@ -17,6 +17,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Http from "./internal/http/http.js"
+import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { TransportFactory } from "./Transport.js"
 
@@ -67,7 +68,8 @@ export const transport = (
 const loadConnection = () => import("./internal/http/streamable.js")
 
 /**
- * A server configuration for a Streamable HTTP server.
+ * A server configuration for a Streamable HTTP server. A `url` that is not http(s) (`ftp://…`,
+ * `htps://…`) or is malformed sets `configError`: connecting fails with it, nothing is sent.
  *
  * @since 0.1.0
  * @category constructors
@@ -78,5 +80,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   transport: transport(options),
   readTimeout: options.readTimeout,
   protocol: options.protocol,
-  discoverTimeout: options.discoverTimeout
+  discoverTimeout: options.discoverTimeout,
+  configError: httpUrlError(options.url)
 })

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type { ChildProcessSpawner } from "./ChildProcess.js"
 import * as Http from "./Http.js"
 import type { HttpOptions } from "./internal/http/http.js"
+import * as Url from "./internal/url.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Sse from "./Sse.js"
@@ -53,7 +54,7 @@ export type Detected =
   | { readonly transport: "stdio"; readonly argv: ReadonlyArray<string> }
   | { readonly transport: "sse" | "streamable_http" | "auto"; readonly url: string }
 
-const isUrl = (s: string) => /^https?:\/\//i.test(s)
+const isStdioUrl = (s: string) => s.toLowerCase().startsWith("stdio://")
 
 /**
  * Splits a command line into words, honouring single quotes, double quotes and backslashes.
@@ -93,7 +94,9 @@ export const splitCommandLine = (line: string): Array<string> => {
 
 /**
  * Applies the detection table: `/sse` → legacy SSE, `/mcp` → Streamable HTTP, other URLs →
- * auto-detection, `stdio://…`, argv arrays and command lines → stdio.
+ * auto-detection, `stdio://…`, argv arrays and command lines → stdio. A string that starts with
+ * a URL scheme (`word://`, or `http:`) is a URL, whatever its scheme: {@link parse} refuses the
+ * ones the client cannot use.
  *
  * @since 0.1.0
  * @category parsing
@@ -101,11 +104,11 @@ export const splitCommandLine = (line: string): Array<string> => {
 export const detect = (target: Target): Detected => {
   if (typeof target !== "string") return { transport: "stdio", argv: target }
   const trimmed = target.trim()
-  if (trimmed.toLowerCase().startsWith("stdio://")) {
+  if (isStdioUrl(trimmed)) {
     return { transport: "stdio", argv: splitCommandLine(trimmed.slice("stdio://".length)) }
   }
-  if (isUrl(trimmed)) {
-    const path = new URL(trimmed).pathname.replace(/\/+$/, "")
+  if (Url.looksLikeUrl(trimmed)) {
+    const path = Url.httpUrlProblem(trimmed) === undefined ? new URL(trimmed).pathname.replace(/\/+$/, "") : ""
     if (path.endsWith("/sse")) return { transport: "sse", url: trimmed }
     if (path.endsWith("/mcp")) return { transport: "streamable_http", url: trimmed }
     return { transport: "auto", url: trimmed }
@@ -114,8 +117,23 @@ export const detect = (target: Target): Detected => {
 }
 
 /**
- * Whether an array given to `connect` lists several targets (URLs, `stdio://…`, command lines
- * with spaces, or nested argv arrays) rather than being one argv array.
+ * {@link detect}, refusing a URL the client cannot use: another scheme than http(s) (`ftp://…`,
+ * `ws://…`, `htps://…` with a hint) or a malformed http(s) URL fails with `ConfigError`, so it
+ * is neither run as a command nor sent to.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const parse = (target: Target): Effect.Effect<Detected, ConfigError> =>
+  Effect.suspend(() => {
+    const detected = detect(target)
+    const error = detected.transport === "stdio" ? undefined : Url.httpUrlError(detected.url)
+    return error === undefined ? Effect.succeed(detected) : Effect.fail(error)
+  })
+
+/**
+ * Whether an array given to `connect` lists several targets (URLs of any scheme, `stdio://…`,
+ * command lines with spaces, or nested argv arrays) rather than being one argv array.
  *
  * @since 0.1.0
  * @category parsing
@@ -123,7 +141,7 @@ export const detect = (target: Target): Detected => {
 export const isTargetList = (targets: ReadonlyArray<unknown>): boolean =>
   targets.length > 0 && targets.every((t) =>
     Array.isArray(t) ||
-    (typeof t === "string" && (isUrl(t.trim()) || t.trim().toLowerCase().startsWith("stdio://") || /\s/.test(t.trim())))
+    (typeof t === "string" && (Url.looksLikeUrl(t.trim()) || /\s/.test(t.trim())))
   )
 
 const baseName = (command: string) => command.split(/[\\/]/).pop() || command
@@ -138,7 +156,8 @@ export type Requirements = ChildProcessSpawner | HttpClient.HttpClient
 
 /**
  * The server configuration for a target. A URL that is neither `/sse` nor `/mcp` tries
- * Streamable HTTP, then HTTP+SSE, then plain HTTP when it connects; `transport` forces one.
+ * Streamable HTTP, then HTTP+SSE, then plain HTTP when it connects; `transport` forces one. A
+ * URL the client cannot use fails with `ConfigError` (see {@link parse}).
  *
  * @since 0.1.0
  * @category constructors
@@ -147,8 +166,7 @@ export const toConfig = (
   target: Target,
   options: TargetOptions = {}
 ): Effect.Effect<ServerConfig<Requirements>, ConfigError> =>
-  Effect.suspend((): Effect.Effect<ServerConfig<Requirements>, ConfigError> => {
-    const detected = detect(target)
+  Effect.flatMap(parse(target), (detected): Effect.Effect<ServerConfig<Requirements>, ConfigError> => {
     const forced = options.transport
     if (detected.transport === "stdio") {
       if (forced !== undefined && forced !== "stdio") {
@@ -195,7 +213,5 @@ export const toConfig = (
 /** A target for messages: URLs lose their query and credentials. */
 const describe = (target: Target): string => {
   if (typeof target !== "string") return target.join(" ")
-  if (!isUrl(target.trim())) return target
-  const url = new URL(target.trim())
-  return `${url.protocol}//${url.host}${url.pathname}`
+  return Url.looksLikeUrl(target.trim()) ? Url.shown(target) : target
 }

@@ -72,7 +72,7 @@ const uniqueName = (base: string, taken: Set<string>): string => {
 
 const targetServer = (target: string, oauth: OAuthOptions | undefined, taken: Set<string>) =>
   Effect.gen(function*() {
-    const detected = Target.detect(target)
+    const detected = yield* Target.parse(target)
     const auth = oauth === undefined || detected.transport === "stdio"
       ? undefined
       : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })

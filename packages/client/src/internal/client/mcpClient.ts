@@ -35,6 +35,9 @@ export const make = <R>(
         message: `server names must be unique; repeated: ${[...new Set(duplicates)].join(", ")}`
       })
     }
+    // Every unusable configuration, before any server is started.
+    const invalid = options.servers.flatMap((s) => s.configError === undefined ? [] : [s.configError.message])
+    if (invalid.length > 0) return yield* new ConfigError({ message: invalid.join("\n") })
     const listeners = new Set<ServerConnection.NotificationListener>()
     if (options.onNotification !== undefined) listeners.add(options.onNotification)
     const onNotification: ServerConnection.NotificationListener = (server, method, params) => {

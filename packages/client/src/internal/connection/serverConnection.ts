@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { ConnectError } from "../../McpError.js"
+import type { ConfigError, ConnectError } from "../../McpError.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options, ServerConnection } from "../../ServerConnection.js"
 import * as Core from "./core.js"
@@ -40,8 +40,9 @@ const kind: PropertyDescriptor = {
 export const make = <R>(
   config: ServerConfig<R>,
   options: Options
-): Effect.Effect<ServerConnection, ConnectError, Scope.Scope | R> =>
+): Effect.Effect<ServerConnection, ConnectError | ConfigError, Scope.Scope | R> =>
   Effect.gen(function*() {
+    if (config.configError !== undefined) return yield* config.configError
     const shared = yield* Core.makeShared(config, options)
     const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
     // `Object.assign`, not spreads: on Node 20 (V8 11) a literal that opens with a spread gets a
