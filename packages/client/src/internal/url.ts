@@ -26,10 +26,8 @@ export const looksLikeUrl = (text: string): boolean => SCHEME.test(text) || HTTP
  * @internal
  */
 export const shown = (url: string): string => {
-  const trimmed = url.trim()
-  const bare = URL.canParse(trimmed)
-    ? ((parsed) => `${parsed.protocol}//${parsed.host}${parsed.pathname}`)(new URL(trimmed))
-    : trimmed.replace(/[?#][^]*$/, "").replace(/^([^:/]*:\/\/)[^/]*@/, "$1")
+  // The text as typed (a parsed URL would be normalised), without what may hold a secret.
+  const bare = url.trim().replace(/[?#][^]*$/, "").replace(/^([^:/]*:\/\/)[^/]*@/, "$1")
   return JSON.stringify(bare.length > 200 ? `${bare.slice(0, 200)}…` : bare)
 }
 
