@@ -164,7 +164,7 @@ describe("McpConfig errors", () => {
         `${path}: server "ftp": type: expected "stdio", "http" (Streamable HTTP), "sse" or "plain_http", got "ftp"`,
         `${path}: server "badargs": args[1]: expected a string, got a number`,
         `${path}: server "badargs": env.PORT: expected a string, got a number`,
-        `${path}: server "badurl": url: expected an http:// or https:// URL, got "localhost:3000/mcp"`,
+        `${path}: server "badurl": url: "localhost:3000/mcp": not a valid http:// or https:// URL`,
         `${path}: server "secret": headers.Authorization: \${API_TOKEN}: API_TOKEN is not set ` +
         "(write ${API_TOKEN:-default} for a default)",
         `${path}: server "oldhttp": endpoint: applies to "type": "plain_http" only ` +

@@ -139,8 +139,12 @@ describe("URL targets", () => {
       )
       assert.include(endpoint.message, `server "rpc": "ftp://x/rpc": unsupported URL scheme "ftp:"`)
       // A file's entry is checked when decoded, with the field named.
-      const decoded = yield* Effect.flip(McpConfig.parse({ mcpServers: { api: { url: "htps://x/mcp" } } }))
-      assert.include(decoded.message, "api")
+      const decoded = yield* Effect.flip(McpConfig.parse({ mcpServers: { api: { url: "htps://x/mcp?key=k3y" } } }))
+      assert.strictEqual(
+        decoded.message,
+        `server "api": url: "htps://x/mcp": unsupported URL scheme "htps:" (only http:// and https://); ` +
+          "did you mean https://?"
+      )
     }))
 
   it.effect("McpClient.make fails with every ConfigError before spawning or sending anything", () =>

@@ -6,6 +6,7 @@
  */
 import * as Either from "effect/Either"
 import type { Entry, Host, HostEnvironment, HttpEntry, OAuthSettings } from "../McpConfig.js"
+import { httpUrlProblem } from "./url.js"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -369,10 +370,9 @@ const httpUrl = (r: Reader, field: string | undefined): string | undefined => {
   if (field === undefined) return void r.problem("url", "missing (an HTTP entry needs the server's URL)")
   const url = string(r, field)
   if (url === undefined) return undefined
-  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) {
-    return void r.problem(field, `expected an http:// or https:// URL, got ${shown(url)}`)
-  }
-  return url
+  // The same check, and message, as the transports' constructors.
+  const problem = httpUrlProblem(url)
+  return problem === undefined ? url : void r.problem(field, problem)
 }
 
 const httpEntry = (
