@@ -599,13 +599,14 @@ const tagged = <E>(tags: ReadonlyArray<string>): (u: unknown) => u is E => {
 
 const transientTag: (u: unknown) => u is TransientError = tagged(groups.transient)
 
-/** A spawn that failed because the command does not exist or may not run (Node's errno, or the platform's `SystemError`). */
+/**
+ * A spawn that failed because the command does not exist or may not run: Node's errno error
+ * (`code`), or the platform's `SystemError` made from it (`reason`); both keep the `syscall`.
+ */
 const isMissingCommand = (cause: unknown): boolean =>
-  Predicate.hasProperty(cause, "syscall") && typeof cause.syscall === "string" && cause.syscall.startsWith("spawn")
-    ? Predicate.hasProperty(cause, "code") && (cause.code === "ENOENT" || cause.code === "EACCES")
-    : Predicate.hasProperty(cause, "_tag") && cause._tag === "SystemError" &&
-      Predicate.hasProperty(cause, "method") && cause.method === "spawn" &&
-      Predicate.hasProperty(cause, "reason") && (cause.reason === "NotFound" || cause.reason === "PermissionDenied")
+  Predicate.hasProperty(cause, "syscall") && typeof cause.syscall === "string" && cause.syscall.startsWith("spawn") &&
+  ((Predicate.hasProperty(cause, "code") && (cause.code === "ENOENT" || cause.code === "EACCES")) ||
+    (Predicate.hasProperty(cause, "reason") && (cause.reason === "NotFound" || cause.reason === "PermissionDenied")))
 
 /**
  * True for an error worth a retry (`TransientError`):

@@ -197,7 +197,7 @@ describe("URL targets", () => {
   it("a command that does not exist is not transient; other connection failures are", () => {
     const enoent = Object.assign(new Error("spawn not ENOENT"), { code: "ENOENT", syscall: "spawn not" })
     const eacces = Object.assign(new Error("spawn ./x EACCES"), { code: "EACCES", syscall: "spawn ./x" })
-    const platform = { _tag: "SystemError", reason: "NotFound", module: "Command", method: "spawn" }
+    const platform = { _tag: "SystemError", reason: "NotFound", module: "Command", syscall: "spawn not" }
     for (const cause of [enoent, eacces, platform]) {
       assert.isFalse(McpError.isTransient(new McpError.ConnectionError({ server: "s", message: "m", cause })))
     }

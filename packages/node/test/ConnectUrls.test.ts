@@ -1,9 +1,16 @@
 // `connect` with a string that names a URL the client cannot use: a ConfigError at once, the
 // string never run as a program; a command that does not exist fails once, not transient.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import * as ChildProcess from "@mcp-effect/client/ChildProcess"
 import * as McpError from "@mcp-effect/client/McpError"
+import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as Stdio from "@mcp-effect/client/Stdio"
 import { connect } from "@mcp-effect/node/Connect"
 import type { ConnectOptions } from "@mcp-effect/node/Connect"
+import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -89,4 +96,29 @@ describe("connect with a URL it cannot use", () => {
     // No reconnect attempt: failed, then closed with the client that was never handed out.
     assert.deepStrictEqual(states, ["Connecting", "Failed", "Closed"])
   })
+
+  it.effect("with either spawner, a missing or non-executable command is not transient", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-noexec-"))
+      const notExecutable = path.join(dir, "server.sh")
+      fs.writeFileSync(notExecutable, "#!/bin/sh\n", { mode: 0o644 })
+      const spawners = [
+        NodeChildProcess.layer,
+        ChildProcess.layerCommandExecutor.pipe(Layer.provide(NodeContext.layer))
+      ]
+      for (const spawner of spawners) {
+        for (const command of ["no-such-command-mcp-effect", notExecutable]) {
+          const error = yield* Effect.flip(
+            Effect.scoped(
+              ServerConnection.make(Stdio.config({ command }), {
+                clientInfo: { name: "test", version: "1" },
+                onNotification: () => {}
+              })
+            ).pipe(Effect.provide(spawner))
+          )
+          assert.instanceOf(error, McpError.ConnectionError, command)
+          assert.isFalse(McpError.isTransient(error), `${command}: ${error.message}`)
+        }
+      }
+    }))
 })
