@@ -76,6 +76,10 @@ describe("URL targets", () => {
   it.effect("a command line stays a command line; http(s) in any case is a URL; detect never throws", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(Target.detect("not a url"), { transport: "stdio", argv: ["not", "a", "url"] })
+      assert.deepStrictEqual(Target.detect("npx -y mcp-remote https://example.com/mcp"), {
+        transport: "stdio",
+        argv: ["npx", "-y", "mcp-remote", "https://example.com/mcp"]
+      })
       assert.deepStrictEqual(Target.detect("C://tools/server.exe"), {
         transport: "stdio",
         argv: ["C://tools/server.exe"]
