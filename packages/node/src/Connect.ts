@@ -336,7 +336,9 @@ export interface Client {
 export const configsFor = internalConfigs.configsFor
 
 /**
- * Connects to one server or several and resolves once every one of them is connected.
+ * Connects to one server or several and resolves once every one of them is connected. A target
+ * that names a URL of another scheme than http(s) (`ftp://…`, `ws://…`, `htps://…`) or a
+ * malformed http(s) URL rejects with `ConfigError` before anything is started or sent.
  *
  * @since 0.1.0
  * @category constructors
