@@ -305,8 +305,8 @@ export const transient = (s: HttpSettings, method: string, status: number) =>
 
 /**
  * `headers` asking for gzip or deflate when the client hands bodies over undecoded. Never through
- * a client that decodes: `fetch` asks for what it can decode itself, and some runtimes' `fetch`
- * stops decoding when the caller sets the header.
+ * a client that decodes: `fetch` asks for the codings it decodes (in a browser the header is not
+ * the caller's to set), and one of ours could only disagree with them.
  *
  * @internal
  */
