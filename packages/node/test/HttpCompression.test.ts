@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ResponseTooLargeError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
+import { connect } from "@mcp-effect/node/Connect"
 import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
@@ -306,6 +307,21 @@ describe("compressed replies", () => {
       })
     }
   }
+
+  it.scopedLive("connect (the Node facade) asks for gzip and inflates multi-member SSE replies", () =>
+    Effect.gen(function*() {
+      const upstream = yield* FakeHttpServer.make({ definition: Scenarios.demo, responseMode: "sse" })
+      const server = yield* front(upstream, "members", true)
+      const client = yield* Effect.acquireRelease(
+        Effect.promise(() => connect(server.url, { transport: "streamable_http" })),
+        (client) => Effect.promise(() => client.close())
+      )
+      const sum = yield* Effect.promise(() => client.callTool("add", { a: 2, b: 3 }))
+      assert.deepStrictEqual(sum.structuredContent, { sum: 5 })
+      const calls = server.received.filter((r) => r.rpc === "tools/call")
+      assert.deepStrictEqual(calls.map((r) => r.acceptEncoding), ["gzip, deflate"])
+      assert.isAtLeast(server.encoded.count, 1)
+    }).pipe(quiet))
 
   it.scopedLive("middleware over the undici client: bodies are still inflated, and asked compressed", () =>
     Effect.gen(function*() {
