@@ -10,6 +10,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { assert, describe, it } from "@effect/vitest"
 import { ResponseTooLargeError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as Sse from "@mcp-effect/client/Sse"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import { connect } from "@mcp-effect/node/Connect"
 import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
@@ -306,6 +307,25 @@ describe("compressed replies", () => {
         }).pipe(Effect.provide(clientLayer(client, spy)), quiet)
       })
     }
+  }
+
+  for (const client of clients) {
+    it.scopedLive(`${client}: the legacy HTTP+SSE stream, gzip'd`, () => {
+      const spy: FetchSpy = { acceptEncodings: [], requests: { count: 0 } }
+      return Effect.gen(function*() {
+        // The fake server gzips the stream when asked to.
+        const server = yield* FakeHttpServer.make({ definition: Scenarios.demo, gzip: true })
+        const connection = yield* ServerConnection.make(
+          Sse.config({ name: "legacy", url: server.sseUrl }),
+          { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
+        )
+        assert.strictEqual(text(yield* connection.callTool("echo", { message: "streamed" })), "streamed")
+        const [stream] = (yield* server.requests).filter((r) => r.method === "GET")
+        assert.match(stream!.headers["accept-encoding"] ?? "", /\bgzip\b/)
+        if (client === "fetch") assert.deepStrictEqual(spy.acceptEncodings, [])
+        else assert.strictEqual(stream!.headers["accept-encoding"], "gzip, deflate")
+      }).pipe(Effect.provide(clientLayer(client, spy)), quiet)
+    })
   }
 
   it.scopedLive("connect (the Node facade) asks for gzip and inflates multi-member SSE replies", () =>
