@@ -80,3 +80,24 @@ export type BodyReaderTypeId = typeof BodyReaderTypeId
  * @category body reading
  */
 export type BodyReader = internal.BodyReader
+
+/**
+ * Marks an `HttpClient` (or one of its responses) whose bodies arrive as the server sent them,
+ * content codings still on: `@mcp-effect/node`'s `UndiciHttpClient` carries it. With such a
+ * client the HTTP transports send `Accept-Encoding: gzip, deflate` and inflate `gzip` and
+ * `deflate` bodies themselves. Any other client is taken to decode bodies as `fetch` does: no
+ * `Accept-Encoding` is added (the client sends its own) and `Content-Encoding` is left alone.
+ * Either way `maxDecompressedBodyBytes` counts the decoded bytes. A client of your own on a
+ * dispatcher that does not decode sets it to `true`:
+ * `Object.assign(client, { [Http.RawBodiesTypeId]: true })`.
+ *
+ * @since 0.2.0
+ * @category body reading
+ */
+export const RawBodiesTypeId: typeof internal.RawBodiesTypeId = internal.RawBodiesTypeId
+
+/**
+ * @since 0.2.0
+ * @category body reading
+ */
+export type RawBodiesTypeId = typeof RawBodiesTypeId

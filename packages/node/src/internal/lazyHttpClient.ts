@@ -8,6 +8,7 @@
 import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import { RawBodiesTypeId } from "@mcp-effect/client/Http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Postprocess } from "./undiciHttpClient.js"
@@ -48,6 +49,8 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy 
     (request) => loaded !== undefined ? loaded(request) : Effect.flatMap(Effect.promise(load), (send) => send(request)),
     Effect.succeed
   )
+  // Every path of the client (the platform's undici client included) leaves content codings on.
+  Object.assign(client, { [RawBodiesTypeId]: true })
   return {
     client,
     release: async () => {

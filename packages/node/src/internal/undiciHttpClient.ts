@@ -15,7 +15,7 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { BodyReaderTypeId } from "@mcp-effect/client/Http"
+import { BodyReaderTypeId, RawBodiesTypeId } from "@mcp-effect/client/Http"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -254,6 +254,11 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
       : Cookies.fromSetCookie(Array.isArray(header) ? header : [header])
   }
 
+  /** Bodies come as sent: undici's dispatcher API leaves content codings on. */
+  get [RawBodiesTypeId](): true {
+    return true
+  }
+
   get remoteAddress(): Option.Option<string> {
     return Option.none()
   }
@@ -471,4 +476,4 @@ export const postprocess = (dispatcher: Undici.Dispatcher): Postprocess => {
 
 /** @internal */
 export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
-  HttpClient.makeWith(postprocess(dispatcher), Effect.succeed)
+  Object.assign(HttpClient.makeWith(postprocess(dispatcher), Effect.succeed), { [RawBodiesTypeId]: true })

@@ -19,7 +19,7 @@ import type { AuthFailure, McpAuth } from "../../McpAuth.js"
 import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../../McpError.js"
 import * as Limits from "../limits.js"
 import { decompressBody } from "../wire/decompress.js"
-import { BodyReaderTypeId } from "./bodyReader.js"
+import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
 import type { BodyReader } from "./bodyReader.js"
 
 /** @internal */
@@ -38,6 +38,12 @@ export interface HttpSettings {
   readonly maxBodyBytes: number
   readonly maxEventBytes: number
   readonly retryFloor: Duration.Duration
+  /**
+   * Whether response bodies arrive with their content coding on (the client says so, or one of
+   * its responses did): then we ask for gzip and inflate it ourselves; otherwise the client
+   * decoded them, as `fetch` does, and `Content-Encoding` is only a record of what was sent.
+   */
+  rawBodies: boolean
 }
 
 /** @internal */
@@ -71,9 +77,10 @@ export const settings = (
     // No spans or trace headers: they would cost per request and tell the server about the host.
     const quiet = HttpClient.transformResponse(base, quietly)
     const maxBodyBytes = options.maxDecompressedBodyBytes ?? Limits.MAX_BODY_BYTES
+    const client = options.httpClient === undefined ? quiet : options.httpClient(quiet)
     return {
       server,
-      client: options.httpClient === undefined ? quiet : options.httpClient(quiet),
+      client,
       headers: typeof options.headers === "function"
         ? options.headers
         : ((fixed) => () => fixed)(options.headers ?? {}),
@@ -84,7 +91,9 @@ export const settings = (
       retryBase: Duration.decode(options.retryBase ?? "200 millis"),
       maxBodyBytes,
       maxEventBytes: maxBodyBytes,
-      retryFloor: Duration.decode(options.sseRetryFloor ?? Limits.SSE_RETRY_FLOOR)
+      retryFloor: Duration.decode(options.sseRetryFloor ?? Limits.SSE_RETRY_FLOOR),
+      // Middleware over a raw client makes an unmarked client: its first response tells.
+      rawBodies: hasRawBodies(options.httpClient === undefined ? base : client)
     }
   })
 
@@ -162,6 +171,7 @@ export const execute = (
     Effect.matchEffect(s.client.execute(current), {
       onFailure: (e) => Effect.fail(transportError(s, e)),
       onSuccess: (response) => {
+        if (!s.rawBodies && hasRawBodies(response)) s.rawBodies = true
         if (!REDIRECTS.has(response.status)) return Effect.succeed(response)
         const location = response.headers["location"]
         if (location === undefined) return Effect.succeed(response)
@@ -293,7 +303,33 @@ export const withRetries = <A, E extends { readonly _tag: string }>(
 export const transient = (s: HttpSettings, method: string, status: number) =>
   new TransientServerError({ server: s.server, method, status })
 
-/** The body, decompressed under `maxBytes` (the body cap unless said otherwise), as a stream. @internal */
+/**
+ * `headers` asking for gzip or deflate when the client hands bodies over undecoded. Never through
+ * a client that decodes: `fetch` asks for the codings it decodes (in a browser the header is not
+ * the caller's to set), and one of ours could only disagree with them.
+ *
+ * @internal
+ */
+export const withAcceptEncoding = (s: HttpSettings, headers: Record<string, string>): Record<string, string> => {
+  if (s.rawBodies) headers["accept-encoding"] = "gzip, deflate"
+  return headers
+}
+
+/**
+ * The content coding still on a response's body: none when the client decoded it (a `fetch`
+ * body's `Content-Encoding` says what was sent, not what arrives).
+ *
+ * @internal
+ */
+export const codingOf = (s: HttpSettings, response: HttpClientResponse.HttpClientResponse): string | undefined =>
+  s.rawBodies ? response.headers["content-encoding"] : undefined
+
+/**
+ * The body, decoded if the client did not, under `maxBytes` (the body cap unless said otherwise),
+ * as a stream.
+ *
+ * @internal
+ */
 export const bodyStream = (
   s: HttpSettings,
   response: HttpClientResponse.HttpClientResponse,
@@ -301,7 +337,7 @@ export const bodyStream = (
 ): Stream.Stream<Uint8Array, ConnectionError | ResponseTooLargeError> =>
   decompressBody(
     Stream.mapError(response.stream, (e) => transportError(s, e)),
-    response.headers["content-encoding"],
+    codingOf(s, response),
     maxBytes,
     (reason, limit) =>
       reason === "too-large"
@@ -363,16 +399,16 @@ export const readText = (
 ): Effect.Effect<string, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
     const headers = response.headers
-    const encoding = headers["content-encoding"]
+    // `Content-Length` counts the bytes sent: the decoded length only of a body sent uncoded.
     const declared = Number(headers["content-length"])
-    const known = isIdentity(encoding) && Number.isInteger(declared) && declared >= 0
+    const known = isIdentity(headers["content-encoding"]) && Number.isInteger(declared) && declared >= 0
     if (known && declared > s.maxBodyBytes) {
       return Effect.zipRight(
         Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))),
         Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxBodyBytes }))
       )
     }
-    const reader = isIdentity(encoding) ? readerOf(response) : undefined
+    const reader = isIdentity(codingOf(s, response)) ? readerOf(response) : undefined
     if (reader !== undefined) {
       // The response hands its chunks over as they arrive: kept, decoded once at the end.
       const chunks: Array<Uint8Array> = []

@@ -29,11 +29,7 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
     const opened = yield* Http.executeAuthorized(
       s,
       HttpClientRequest.get(options.url).pipe(
-        HttpClientRequest.setHeaders({
-          ...s.headers(),
-          accept: "text/event-stream",
-          "accept-encoding": "gzip, deflate"
-        })
+        HttpClientRequest.setHeaders(Http.withAcceptEncoding(s, { ...s.headers(), accept: "text/event-stream" }))
       )
     )
     if (opened.status !== 200 || !(opened.headers["content-type"] ?? "").startsWith("text/event-stream")) {

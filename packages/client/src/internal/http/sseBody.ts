@@ -15,7 +15,7 @@ import * as Limits from "../limits.js"
 import { summarize } from "../wire/ndjson.js"
 import { makeSseParser } from "../wire/sse.js"
 import type { SseEvent, SseParser } from "../wire/sse.js"
-import { bodyStream, isIdentity, readChunks, readerOf, transportError } from "./http.js"
+import { bodyStream, codingOf, isIdentity, readChunks, readerOf, transportError } from "./http.js"
 import type { HttpSettings } from "./http.js"
 
 /** @internal */
@@ -199,7 +199,7 @@ export const readSse = (
 ): Effect.Effect<void, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
     const account = sseAccount(s, options)
-    const reader = isIdentity(response.headers["content-encoding"]) ? readerOf(response) : undefined
+    const reader = isIdentity(codingOf(s, response)) ? readerOf(response) : undefined
     if (reader !== undefined) {
       // Chunks are parsed as they arrive, in the response's callback; problems are logged from
       // there with this fiber's services (its logger), as soon as they are found.

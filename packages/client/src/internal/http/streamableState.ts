@@ -45,6 +45,8 @@ export interface Connection {
   serverRetry: number | undefined
   /** The configured headers the bases below were derived from (a function may hand out new ones). */
   configured: Record<string, string> | undefined
+  /** Whether the bases below ask for compressed bodies (`s.rawBodies` when they were derived). */
+  compressed: boolean
   legacyBase: Record<string, string>
   modernBase: Record<string, string>
 }
@@ -66,6 +68,7 @@ export const make = (
   closed: false,
   serverRetry: undefined,
   configured: undefined,
+  compressed: false,
   legacyBase: {},
   modernBase: {}
 })
@@ -78,10 +81,11 @@ const withoutParams = (configured: Record<string, string>) =>
 /** The headers of a request: the configured ones, the session's, the era's, then `extra`. @internal */
 export const headers = (c: Connection, extra?: Record<string, string>, hints?: SendHints): Record<string, string> => {
   const current = c.s.headers()
-  if (current !== c.configured) {
+  if (current !== c.configured || c.compressed !== c.s.rawBodies) {
     c.configured = current
-    c.legacyBase = { ...current, "accept-encoding": "gzip, deflate" }
-    c.modernBase = { ...withoutParams(current), "accept-encoding": "gzip, deflate" }
+    c.compressed = c.s.rawBodies
+    c.legacyBase = Http.withAcceptEncoding(c.s, { ...current })
+    c.modernBase = Http.withAcceptEncoding(c.s, withoutParams(current))
   }
   // `Object.assign`, not spreads: this runs per request (see `serverConnection.ts`).
   if (hints?.modern === true) return Object.assign({}, c.modernBase, extra, hints.headers)
