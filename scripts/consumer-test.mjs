@@ -10,8 +10,8 @@
 // Each is type-checked as a `nodenext` consumer of the Effect API and the facade, and run as ESM
 // and as CommonJS against the packed fake server on every tested Node version, which must resolve
 // the client and Node packages to their bundles. Every `npm install` of the READMEs and docs must
-// spell the peers it names with the ranges the packages declare. Needs the built packages
-// (`npm run build`).
+// spell the peers it names with the ranges the packages declare, and the package READMEs link
+// absolutely. Needs the built packages (`npm run build`).
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -192,13 +192,24 @@ const checkOneEffect = (dir, expected) => {
   return installed.version
 }
 
+const packageReadmes = ["client", "node", "testing", "cli", "ai"].map((name) =>
+  Path.join(root, "packages", name, "README.md")
+)
+
+/**
+ * The links of the package READMEs that do not resolve once installed or on the registry's page:
+ * relative ones (the repository's `docs/` is not in the tarballs).
+ */
+const relativeLinks = () =>
+  packageReadmes.flatMap((file) =>
+    [...Fs.readFileSync(file, "utf8").matchAll(/\]\(([^)\s]+)\)/g)]
+      .filter((match) => !/^(https?:|#)/.test(match[1]))
+      .map((match) => `${Path.relative(root, file)}: a relative link (${match[1]}) does not resolve once installed`)
+  )
+
 /** The `sh` fences of the READMEs and docs that install some of the packages. */
 const installFences = () =>
-  [
-    Path.join(root, "README.md"),
-    installDoc,
-    ...["client", "node", "testing", "cli", "ai"].map((name) => Path.join(root, "packages", name, "README.md"))
-  ].flatMap((file) =>
+  [Path.join(root, "README.md"), installDoc, ...packageReadmes].flatMap((file) =>
     fencesOf(Fs.readFileSync(file, "utf8").split("\n"))
       .filter((fence) =>
         fence.lang === "sh" && fence.code.some((line) => /^npm (install|i) .*@mcp-effect\//.test(line))
@@ -265,9 +276,11 @@ const exercise = (label, { dir, tsc }) => {
 }
 
 const main = () => {
-  const misspelled = installFences().flatMap(rangeProblems)
-  if (misspelled.length > 0) throw new Error(`install commands:\n  ${misspelled.join("\n  ")}`)
-  console.log("[consumer] install commands of the READMEs and docs spell the peer ranges")
+  const misspelled = [...installFences().flatMap(rangeProblems), ...relativeLinks()]
+  if (misspelled.length > 0) throw new Error(`READMEs and docs:\n  ${misspelled.join("\n  ")}`)
+  console.log(
+    "[consumer] install commands of the READMEs and docs spell the peer ranges; package READMEs link absolutely"
+  )
 
   const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-consumer-"))
   const tarballs = pack(Path.join(work, "tarballs"))
