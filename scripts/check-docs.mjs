@@ -9,8 +9,9 @@
 //
 // Rules for examples:
 //   - Each example is a module of its own (ESM, top-level `await` allowed), written to a temporary
-//     directory under .cache/ and compiled in one `tsc` program with the repository's strict
-//     settings (`strict`, `exactOptionalPropertyTypes`, NodeNext; unused names allowed).
+//     directory under .cache/ and compiled twice, in one `tsc` program per setting a user may
+//     have: plain `strict`, and the repository's `strict` + `exactOptionalPropertyTypes`
+//     (NodeNext; unused names allowed). An example must compile under both.
 //   - It is complete: it imports what it uses, by the published names (`@mcp-effect/client/…`,
 //     `effect/…`), which resolve to the built packages (`npm run build` first).
 //   - A deliberate fragment (a shape, pseudo-code) says so in its info string: ```ts no-check.
@@ -18,7 +19,8 @@
 //   - Fences of other languages (sh, json, …) are not checked.
 //
 // Output: one `file:line:col TSxxxx message` per problem, pointing into the markdown or source
-// file, then a summary line. Exit 0 when every example compiles, 1 otherwise.
+// file (with `(under strict only)` or `(under exactOptionalPropertyTypes only)` after the code
+// when the other setting accepts it), then a summary line. Exit 0 when every example compiles, 1 otherwise.
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -102,14 +104,13 @@ export const examplesIn = (file) => {
   return found.filter((example) => CHECKED.has(example.lang)).map((example) => ({ ...example, file }))
 }
 
-const compilerOptions = {
+const baseOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   lib: ["lib.es2022.d.ts"],
   types: ["node"],
   strict: true,
-  exactOptionalPropertyTypes: true,
   noFallthroughCasesInSwitch: true,
   noImplicitOverride: true,
   skipLibCheck: true,
@@ -117,10 +118,26 @@ const compilerOptions = {
   noEmit: true
 }
 
+/** The settings every example must compile under, by the name a problem found by one only gets. */
+const settings = [
+  { name: "strict", options: { ...baseOptions, exactOptionalPropertyTypes: false } },
+  { name: "exactOptionalPropertyTypes", options: { ...baseOptions, exactOptionalPropertyTypes: true } }
+]
+
 const relative = (file) => Path.relative(process.cwd(), file) || file
 
+/** A program's problems, each as a line pointing at its example's source. */
+const problemsOf = (program, byFile) =>
+  ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n  ")
+    const example = diagnostic.file === undefined ? undefined : byFile.get(Path.resolve(diagnostic.file.fileName))
+    if (example === undefined || diagnostic.start === undefined) return `TS${diagnostic.code} ${message}`
+    const at = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+    return `${relative(example.file)}:${example.line + at.line}:${at.character + 1} TS${diagnostic.code} ${message}`
+  })
+
 /**
- * Type-checks examples; returns `{ checked, skipped, problems }` with each problem a line
+ * Type-checks examples under each setting; returns `{ checked, skipped, problems }` with each problem a line
  * `file:line:col TSxxxx message` pointing at the example's source.
  */
 export const check = (examples) => {
@@ -137,13 +154,12 @@ export const check = (examples) => {
       Fs.writeFileSync(name, `${example.code.join("\n")}\nexport {}\n`)
       byFile.set(Path.resolve(name), example)
     })
-    const program = ts.createProgram([...byFile.keys()], compilerOptions)
-    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n  ")
-      const example = diagnostic.file === undefined ? undefined : byFile.get(Path.resolve(diagnostic.file.fileName))
-      if (example === undefined || diagnostic.start === undefined) return `TS${diagnostic.code} ${message}`
-      const at = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
-      return `${relative(example.file)}:${example.line + at.line}:${at.character + 1} TS${diagnostic.code} ${message}`
+    const found = settings.map(({ options }) => problemsOf(ts.createProgram([...byFile.keys()], options), byFile))
+    const problems = [...new Set(found.flat())].map((problem) => {
+      const under = settings.filter((_, index) => found[index].includes(problem))
+      return under.length === settings.length
+        ? problem
+        : problem.replace(/^(\S* ?TS\d+) /, `$1 (under ${under[0].name} only) `)
     })
     return { checked: checked.length, skipped: skipped.length, problems }
   } finally {

@@ -2,8 +2,11 @@
 // it must type-check under strict `nodenext` and run. Argument: the fake server executable.
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as Stdio from "@mcp-effect/client/Stdio"
-import { connect, NodeMcpClient } from "@mcp-effect/node"
+import { connect, connectFromConfig, NodeMcpClient } from "@mcp-effect/node"
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 const fakeServer = process.argv[2]!
 
@@ -29,4 +32,15 @@ const client = await connect([process.execPath, fakeServer])
 const echoed = await client.callTool("echo", { message: "hi" })
 await client.close()
 
-console.log(JSON.stringify({ viaEffect, echoed: echoed.content }))
+// The same server from a configuration file, through the package root's `connectFromConfig`.
+const configFile = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "consumer-")), "mcp.json")
+Fs.writeFileSync(
+  configFile,
+  JSON.stringify({ mcpServers: { fake: { command: process.execPath, args: [fakeServer] } } })
+)
+const configured = await connectFromConfig(configFile)
+const fromConfig = (await configured.listTools()).map((tool) => tool.name)
+await configured.close()
+Fs.rmSync(Path.dirname(configFile), { recursive: true })
+
+console.log(JSON.stringify({ viaEffect, echoed: echoed.content, fromConfig }))

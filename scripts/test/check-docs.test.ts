@@ -30,6 +30,16 @@ describe("the docs' example checker", () => {
     assert.strictEqual(status, 1)
   })
 
+  it("checks under plain strict and under exactOptionalPropertyTypes, naming the setting a problem is found by", async () => {
+    const { lines, status } = await run(fixture("settings.md"))
+    assert.deepStrictEqual(lines.filter((line) => !line.startsWith(" ")), [
+      "fixtures/docs/settings.md:15:9 TS2322 (under strict only) Type 'string | undefined' is not assignable to type 'string'.",
+      "fixtures/docs/settings.md:6:7 TS2375 (under exactOptionalPropertyTypes only) Type '{ label: undefined; }' is not assignable to type '{ readonly label?: string; }' with 'exactOptionalPropertyTypes: true'. Consider adding 'undefined' to the types of the target's properties.",
+      "docs: 2 examples type-checked, 0 marked no-check, 2 problems"
+    ])
+    assert.strictEqual(status, 1)
+  })
+
   it("skips no-check fragments and other languages, and passes when nothing is broken", async () => {
     const { lines, status } = await run(fixture("fragments.md"))
     assert.deepStrictEqual(lines, ["docs: 0 examples type-checked, 1 marked no-check, 0 problems"])

@@ -57,9 +57,9 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
       params: Handlers.ElicitRequestParams
     ) =>
       | Handlers.ElicitResult
-      | ElicitResult["content"]
+      | ElicitContent
       | true
-      | Promise<Handlers.ElicitResult | ElicitResult["content"] | true>)
+      | Promise<Handlers.ElicitResult | ElicitContent | true>)
     | undefined
   /** Which elicitation modes the handler supports (default: form only). */
   readonly elicitationModes?: ReadonlyArray<"form" | "url"> | undefined
@@ -125,7 +125,9 @@ export interface Logger {
   readonly error: (message: string) => void
 }
 
-type ElicitResult = Handlers.ElicitResult
+// The content alone, `undefined` values allowed: under plain `strict`, a handler returning
+// `{ action: "decline" }` or `{ name }` infers `{ name: string; action?: undefined }` for the latter.
+type ElicitContent = Readonly<Record<string, string | number | boolean | ReadonlyArray<string> | undefined>>
 
 /**
  * What every facade method's options may add: aborting the signal interrupts the call, which

@@ -15,6 +15,10 @@ export * as NodeMcpClient from "./NodeMcpClient.js"
  */
 export { connect, fromRuntime } from "./Connect.js"
 /**
+ * @since 0.2.0
+ */
+export { connectFromConfig } from "./Connect.js"
+/**
  * @since 0.1.0
  */
 export { McpClientLive } from "./NodeMcpClient.js"
