@@ -8,8 +8,11 @@
 import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type { ConfigError } from "@mcp-effect/client/McpError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { NetworkOptions } from "../UndiciHttpClient.js"
+import * as Network from "./network.js"
 import type { Postprocess } from "./undiciHttpClient.js"
 
 /** A client, and the release of what it built (the dispatcher, when it is the client's own). */
@@ -20,28 +23,42 @@ export interface Lazy {
 
 /**
  * `dispatcher`: `"scoped"` for an undici `Agent` of this client's own (destroyed by `release`),
- * `"global"` for undici's global dispatcher, or a dispatcher of the caller's.
+ * `"global"` for undici's global dispatcher, or a dispatcher of the caller's. With `settings`
+ * (a proxy, CAs), `"scoped"` and `"global"` are a dispatcher of those settings instead: the
+ * client's own, or one the process shares between clients of the same settings.
  *
  * @internal
  */
-export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy => {
+export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settings?: Network.Settings): Lazy => {
   let loaded: Postprocess | undefined
   let loading: Promise<Postprocess> | undefined
   let destroy: (() => Promise<void>) | undefined
   let released = false
+  // Network settings choose the client's own dispatcher; a caller's dispatcher is the caller's.
+  const network = typeof dispatcher === "object" ? undefined : settings
   const load = () =>
-    loading ??= Promise.all([import("@effect/platform-node/Undici"), import("./undiciHttpClient.js")]).then(
-      ([{ default: Undici }, undiciHttpClient]) => {
+    loading ??= Promise.all([
+      import("@effect/platform-node/Undici"),
+      import("./undiciHttpClient.js"),
+      network === undefined ? undefined : import("./proxyAgent.js")
+    ]).then(
+      ([{ default: Undici }, undiciHttpClient, ProxyAgent]) => {
         // The default export: a bundler's chunk of this module keeps no named exports of undici.
-        const agent = dispatcher === "global"
+        const agent = typeof dispatcher === "object"
+          ? dispatcher
+          : ProxyAgent !== undefined && network !== undefined
+          ? (dispatcher === "global" ? ProxyAgent.global : ProxyAgent.make)(Undici, network)
+          : dispatcher === "global"
           ? Undici.getGlobalDispatcher()
-          : dispatcher === "scoped"
-          ? new Undici.Agent()
-          : dispatcher
+          : new Undici.Agent()
         if (dispatcher === "scoped") destroy = () => agent.destroy()
         // Released while loading: nothing may keep the new agent's sockets open.
         if (released) void destroy?.()
-        return loaded = undiciHttpClient.postprocess(agent)
+        const send = undiciHttpClient.postprocess(agent)
+        const proxy = network?.proxy
+        if (proxy === undefined || ProxyAgent === undefined) return loaded = send
+        const failure = ProxyAgent.proxyFailure(proxy)
+        return loaded = (request) => Effect.mapError(send(request), failure)
       }
     )
   const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
@@ -58,15 +75,22 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy 
 }
 
 /**
- * The lazy client as a layer, its dispatcher (when it built one) released with the layer.
+ * The lazy client as a layer, its dispatcher (when it built one) released with the layer. The
+ * network settings (`options`, the proxy environment) are read when the layer is built.
  *
  * @internal
  */
-export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<HttpClient.HttpClient> =>
+export const layer = (
+  dispatcher: "scoped" | "global",
+  options?: NetworkOptions
+): Layer.Layer<HttpClient.HttpClient, ConfigError> =>
   Layer.scoped(
     HttpClient.HttpClient,
     Effect.map(
-      Effect.acquireRelease(Effect.sync(() => make(dispatcher)), (http) => Effect.promise(http.release)),
+      Effect.acquireRelease(
+        Effect.map(Effect.suspend(() => Network.settings(options)), (settings) => make(dispatcher, settings)),
+        (http) => Effect.promise(http.release)
+      ),
       (http) => http.client
     )
   )

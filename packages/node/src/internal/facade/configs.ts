@@ -7,6 +7,7 @@ import { ConfigError } from "@mcp-effect/client/McpError"
 import * as Target from "@mcp-effect/client/Target"
 import * as Effect from "effect/Effect"
 import type { ConnectOptions } from "../../Connect.js"
+import type { NetworkOptions } from "../../UndiciHttpClient.js"
 import * as LazyOAuth from "../lazyOAuth.js"
 
 /** The server configurations for one target or a list of them. */
@@ -53,9 +54,16 @@ const authFor = (target: Target.Target, options: ConnectOptions) => {
     ? Effect.succeed(undefined)
     : Effect.flatMap(
       Effect.promise(LazyOAuth.load),
-      (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth)
+      (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth, { network: networkOf(options) })
     )
 }
 
 const detectsSse = (target: Target.Target, options: ConnectOptions) =>
   options.transport === "sse" || (options.transport === undefined && Target.detect(target).transport === "sse")
+
+/** The network options of `options` (the same for the MCP traffic and OAuth's). */
+export const networkOf = (options: NetworkOptions): NetworkOptions => ({
+  proxy: options.proxy,
+  ca: options.ca,
+  proxyEnv: options.proxyEnv
+})
