@@ -32,15 +32,14 @@ import type { NetworkOptions } from "./UndiciHttpClient.js"
  * What the client needs from Node: file system (configuration files), server processes, an
  * HTTP client (`UndiciHttpClient`: undici's dispatcher API, far cheaper per request than `fetch`
  * or the platform's `Readable`-based undici client; through the proxy of `HTTP_PROXY`,
- * `HTTPS_PROXY`, `NO_PROXY`, read when the layer is built: a malformed one is a `ConfigError`)
- * and a JSON Schema validator with a hard deadline.
+ * `HTTPS_PROXY`, `NO_PROXY`, read when the layer is built) and a JSON Schema validator with a
+ * hard deadline.
  *
  * @since 0.1.0
  * @category layers
  */
 export const platform: Layer.Layer<
-  NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema,
-  ConfigError
+  NodeContext.NodeContext | ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
 > = Layer.mergeAll(
   // Loaded when the layer is built, not when this module is imported.
   Layer.unwrapEffect(

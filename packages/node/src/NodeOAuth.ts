@@ -34,7 +34,7 @@ export interface Options extends Omit<OAuth.Options, "authorize">, NetworkOption
 
 // The MCP traffic's client on the process's shared dispatcher: the same proxy, the same CAs.
 // undici is loaded with the first OAuth request.
-const httpLayer = (network: NetworkOptions | undefined) => LazyHttpClient.layer("global", network)
+const httpLayer = (network: NetworkOptions | undefined) => LazyHttpClient.layerWith("global", network ?? {})
 
 /**
  * `OAuth.make` for Promise code: the result goes into `connect(url, { auth })`.

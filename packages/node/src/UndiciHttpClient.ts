@@ -70,14 +70,15 @@ export interface NetworkOptions {
 /**
  * The client with network options: on a dispatcher of its own, destroyed with the layer, or
  * (`dispatcher: "global"`) on one the process shares (undici's global dispatcher when there is
- * neither a proxy nor a CA). A malformed proxy URL or CA fails with `ConfigError`.
+ * neither a proxy nor a CA). A malformed `proxy` or `ca` fails with `ConfigError`; a malformed
+ * proxy variable fails each request instead (an `EPROXY` cause naming the variable).
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerWith = (
   options: NetworkOptions & { readonly dispatcher?: "scoped" | "global" | undefined }
-): Layer.Layer<HttpClient.HttpClient, ConfigError> => LazyHttpClient.layer(options.dispatcher ?? "scoped", options)
+): Layer.Layer<HttpClient.HttpClient, ConfigError> => LazyHttpClient.layerWith(options.dispatcher ?? "scoped", options)
 
 /**
  * The client on a dispatcher (an undici `Agent`, or the environment's proxy agent) of its own,
@@ -86,7 +87,7 @@ export const layerWith = (
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<HttpClient.HttpClient, ConfigError> = layerWith({})
+export const layer: Layer.Layer<HttpClient.HttpClient> = LazyHttpClient.layer("scoped")
 
 /**
  * The client on undici's global dispatcher (which outlives any scope), or on the process's
@@ -95,4 +96,4 @@ export const layer: Layer.Layer<HttpClient.HttpClient, ConfigError> = layerWith(
  * @since 0.1.0
  * @category layers
  */
-export const layerGlobal: Layer.Layer<HttpClient.HttpClient, ConfigError> = layerWith({ dispatcher: "global" })
+export const layerGlobal: Layer.Layer<HttpClient.HttpClient> = LazyHttpClient.layer("global")

@@ -352,17 +352,27 @@ describe("proxy failures", () => {
       }
     }))
 
-  it.effect("a malformed proxy or CA is a ConfigError naming the setting, not its value", () =>
+  it.effect("a malformed `proxy` or `ca` option is a ConfigError naming the setting, not its value", () =>
     Effect.gen(function*() {
       const layer = (network: UndiciHttpClient.NetworkOptions) =>
         Effect.flip(Layer.build(UndiciHttpClient.layerWith(network)).pipe(Effect.scoped))
       const socks = yield* layer({ proxy: "socks5://carol:s3cret@127.0.0.1:1080" })
       assert.strictEqual(socks.message, "proxy: socks5: proxies are not supported (http: or https: only)")
-      const env = yield* layer({ proxyEnv: { HTTPS_PROXY: "http://carol:s3cret@[bad" } })
-      assert.strictEqual(env.message, "HTTPS_PROXY is not a proxy URL (http://host:port)")
-      assert.notInclude(printed(env), "s3cret")
+      const broken = yield* layer({ proxy: "http://carol:s3cret@[bad" })
+      assert.strictEqual(broken.message, "proxy is not a proxy URL (http://host:port)")
+      assert.notInclude(printed(broken), "s3cret")
       const ca = yield* layer({ ca: "not a certificate" })
       assert.strictEqual(ca._tag, "ConfigError")
+    }))
+
+  it.scopedLive("a malformed proxy variable fails each HTTP request (EPROXY, naming it), not the client's build", () =>
+    Effect.gen(function*() {
+      const server = yield* fake
+      const cause = causeOf(yield* failureVia(server.mcpUrl, { proxyEnv: { HTTPS_PROXY: "http://carol:s3cret@[bad" } }))
+      assert.strictEqual(cause.code, "EPROXY")
+      assert.strictEqual(cause.message, "HTTPS_PROXY is not a proxy URL (http://host:port)")
+      assert.notInclude(printed(cause), "s3cret")
+      assert.deepStrictEqual(yield* server.requests, [])
     }))
 })
 

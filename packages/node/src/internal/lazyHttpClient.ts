@@ -43,6 +43,8 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
       network === undefined ? undefined : import("./proxyAgent.js")
     ]).then(
       ([{ default: Undici }, undiciHttpClient, ProxyAgent]) => {
+        const proxy = network?.proxy
+        if (proxy?._tag === "Invalid" && ProxyAgent !== undefined) return loaded = ProxyAgent.rejectAll(proxy.message)
         // The default export: a bundler's chunk of this module keeps no named exports of undici.
         const agent = typeof dispatcher === "object"
           ? dispatcher
@@ -55,7 +57,6 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
         // Released while loading: nothing may keep the new agent's sockets open.
         if (released) void destroy?.()
         const send = undiciHttpClient.postprocess(agent)
-        const proxy = network?.proxy
         if (proxy === undefined || ProxyAgent === undefined) return loaded = send
         const failure = ProxyAgent.proxyFailure(proxy)
         return loaded = (request) => Effect.mapError(send(request), failure)
@@ -74,23 +75,37 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
   }
 }
 
-/**
- * The lazy client as a layer, its dispatcher (when it built one) released with the layer. The
- * network settings (`options`, the proxy environment) are read when the layer is built.
- *
- * @internal
- */
-export const layer = (
+const layerOf = <E>(
   dispatcher: "scoped" | "global",
-  options?: NetworkOptions
-): Layer.Layer<HttpClient.HttpClient, ConfigError> =>
+  settings: Effect.Effect<Network.Settings | undefined, E>
+): Layer.Layer<HttpClient.HttpClient, E> =>
   Layer.scoped(
     HttpClient.HttpClient,
     Effect.map(
       Effect.acquireRelease(
-        Effect.map(Effect.suspend(() => Network.settings(options)), (settings) => make(dispatcher, settings)),
+        Effect.map(settings, (settings) => make(dispatcher, settings)),
         (http) => Effect.promise(http.release)
       ),
       (http) => http.client
     )
   )
+
+/**
+ * The lazy client as a layer, its dispatcher (when it built one) released with the layer,
+ * through the proxy the environment names when the layer is built.
+ *
+ * @internal
+ */
+export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<HttpClient.HttpClient> =>
+  layerOf(dispatcher, Effect.sync(() => Network.environment()))
+
+/**
+ * {@link layer} with network options, read when the layer is built; malformed ones fail it.
+ *
+ * @internal
+ */
+export const layerWith = (
+  dispatcher: "scoped" | "global",
+  options: NetworkOptions
+): Layer.Layer<HttpClient.HttpClient, ConfigError> =>
+  layerOf(dispatcher, Effect.suspend(() => Network.settings(options)))

@@ -21,6 +21,8 @@ export type Proxy =
     readonly https: string | undefined
     readonly noProxy: string
   }
+  /** A malformed proxy variable: every HTTP request fails saying so (stdio servers never see it). */
+  | { readonly _tag: "Invalid"; readonly message: string }
 
 /** What a client's dispatcher is built from; `undefined` settings: the dispatcher as without any. */
 export interface Settings {
@@ -64,18 +66,16 @@ const proxyUrl = (value: string, name: string): Either.Either<string, ConfigErro
     )
 }
 
-const environmentProxy = (
-  env: NetworkOptions["proxyEnv"] & object
-): Either.Either<Proxy | undefined, ConfigError> => {
+const environmentProxy = (env: NetworkOptions["proxyEnv"] & object): Proxy | undefined => {
   const http = variable(env, "HTTP_PROXY")
   const https = variable(env, "HTTPS_PROXY")
-  if (http === undefined && https === undefined) return Either.right(undefined)
+  if (http === undefined && https === undefined) return undefined
   const parse = (value: string | undefined, name: string) =>
     value === undefined ? Either.right(undefined) : proxyUrl(value, name)
-  return Either.map(
-    Either.all([parse(http, "HTTP_PROXY"), parse(https, "HTTPS_PROXY")]),
-    ([http, https]) => ({ _tag: "Environment", http, https, noProxy: variable(env, "NO_PROXY") ?? "" })
-  )
+  return Either.match(Either.all([parse(http, "HTTP_PROXY"), parse(https, "HTTPS_PROXY")]), {
+    onLeft: ({ message }): Proxy => ({ _tag: "Invalid", message }),
+    onRight: ([http, https]): Proxy => ({ _tag: "Environment", http, https, noProxy: variable(env, "NO_PROXY") ?? "" })
+  })
 }
 
 const certificates = (ca: NetworkOptions["ca"]): Either.Either<ReadonlyArray<string> | undefined, ConfigError> => {
@@ -86,26 +86,37 @@ const certificates = (ca: NetworkOptions["ca"]): Either.Either<ReadonlyArray<str
     : Either.left(new ConfigError({ message: "ca: expected PEM certificates (-----BEGIN CERTIFICATE-----)" }))
 }
 
+const settingsOf = (proxy: Proxy | undefined, ca: ReadonlyArray<string> | undefined): Settings | undefined =>
+  proxy === undefined && ca === undefined ? undefined : { proxy, ca, key: JSON.stringify([proxy ?? null, ca ?? null]) }
+
 /**
- * The settings of `options`, the environment (`proxyEnv`, default `process.env`) read now;
- * `undefined` when there is neither a proxy nor a CA. A malformed proxy URL or CA is a
- * `ConfigError` (naming the setting, not its value).
+ * The settings of the environment (`env`, default `process.env`), read now; `undefined` when it
+ * names no proxy.
+ */
+export const environment = (env: NetworkOptions["proxyEnv"] = process.env): Settings | undefined =>
+  settingsOf(environmentProxy(env), undefined)
+
+/**
+ * The settings of `options`, the environment (`proxyEnv`, default `process.env`) read now
+ * unless `proxy` is given; `undefined` when there is neither a proxy nor a CA. A malformed
+ * `proxy` or `ca` option is a `ConfigError` (naming the setting, not its value); a malformed
+ * variable fails the HTTP requests instead.
  */
 export const settings = (options: NetworkOptions = {}): Either.Either<Settings | undefined, ConfigError> => {
   const proxy = options.proxy === false
     ? Either.right(undefined)
     : options.proxy !== undefined
     ? Either.map(proxyUrl(options.proxy, "proxy"), (url): Proxy => ({ _tag: "Explicit", url }))
-    : environmentProxy(options.proxyEnv ?? process.env)
-  return Either.map(
-    Either.all([proxy, certificates(options.ca)]),
-    ([proxy, ca]) =>
-      proxy === undefined && ca === undefined
-        ? undefined
-        : { proxy, ca, key: JSON.stringify([proxy ?? null, ca ?? null]) }
-  )
+    : Either.right(environmentProxy(options.proxyEnv ?? process.env))
+  return Either.map(Either.all([proxy, certificates(options.ca)]), ([proxy, ca]) => settingsOf(proxy, ca))
 }
 
 /** The proxy a request to `url` goes to, when it goes to one (`NO_PROXY` aside). */
 export const proxyFor = (proxy: Proxy, url: string): string | undefined =>
-  proxy._tag === "Explicit" ? proxy.url : url.startsWith("https:") ? proxy.https ?? proxy.http : proxy.http
+  proxy._tag === "Explicit"
+    ? proxy.url
+    : proxy._tag === "Invalid"
+    ? undefined
+    : url.startsWith("https:")
+    ? proxy.https ?? proxy.http
+    : proxy.http

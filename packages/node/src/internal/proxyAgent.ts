@@ -10,10 +10,12 @@
 import type UndiciModule from "@effect/platform-node/Undici"
 import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import { STATUS_CODES } from "node:http"
 import * as Tls from "node:tls"
 import * as Network from "./network.js"
+import type { Postprocess } from "./undiciHttpClient.js"
 
 type Undici = typeof UndiciModule
 type Connector = Undici.buildConnector.connector
@@ -27,8 +29,8 @@ type Connector = Undici.buildConnector.connector
  */
 export class ProxyError extends Error {
   readonly code = "EPROXY"
-  constructor(readonly proxy: string, what: string, cause: unknown) {
-    super(`proxy ${proxy} ${what}`, { cause })
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause })
     this.name = "ProxyError"
   }
 }
@@ -41,11 +43,8 @@ const codeOf = (error: unknown): string | undefined =>
 /** The connection to the proxy `url` failed with `error`. */
 export const unreachable = (url: string, error: unknown): ProxyError => {
   const code = codeOf(error) ?? (error instanceof Error ? error.message : String(error))
-  return new ProxyError(
-    Network.redact(url),
-    code === "ECONNREFUSED" ? "refused the connection (ECONNREFUSED)" : `could not be reached (${code})`,
-    error
-  )
+  const what = code === "ECONNREFUSED" ? "refused the connection (ECONNREFUSED)" : `could not be reached (${code})`
+  return new ProxyError(`proxy ${Network.redact(url)} ${what}`, error)
 }
 
 // What undici fails a request with when its proxy answers other than 200: to a CONNECT
@@ -70,13 +69,18 @@ export const proxyFailure =
     const status = proxyStatus(error.cause)
     const url = status === undefined ? undefined : Network.proxyFor(proxy, error.request.url)
     if (status === undefined || url === undefined) return error
-    const cause = new ProxyError(
-      Network.redact(url),
-      `answered ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd(),
-      error.cause
-    )
+    const what = `answered ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd()
+    const cause = new ProxyError(`proxy ${Network.redact(url)} ${what}`, error.cause)
     return new HttpClientError.RequestError({ request: error.request, reason: "Transport", cause })
   }
+
+/** Every request fails with `message` (a malformed proxy variable): no connection is made. */
+export const rejectAll = (message: string): Postprocess => (request) =>
+  Effect.flatMap(
+    request,
+    (request) =>
+      Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: new ProxyError(message) }))
+  )
 
 /** Its connection failures as `EPROXY` errors naming `proxy`. */
 const toProxy = (connect: Connector, proxy: string): Connector => (options, callback) =>
@@ -108,7 +112,8 @@ export const make = (Undici: Undici, settings: Network.Settings): Undici.Dispatc
   const tls = settings.ca === undefined
     ? {}
     : { secureContext: Tls.createSecureContext({ ca: [...defaultCertificates(), ...settings.ca] }) }
-  const proxy = settings.proxy
+  // A malformed variable never gets here (`rejectAll`).
+  const proxy = settings.proxy?._tag === "Invalid" ? undefined : settings.proxy
   if (proxy === undefined) return new Undici.Agent({ connect: tls })
   const proxies = new Set(
     (proxy._tag === "Explicit" ? [proxy.url] : [proxy.http, proxy.https]).filter((url) => url !== undefined)
