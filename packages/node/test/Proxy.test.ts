@@ -408,4 +408,28 @@ describe("in a process of its own", () => {
       }),
     30_000
   )
+
+  it.scopedLive("the CLI's --proxy overrides HTTP_PROXY, --proxy none ignores it", () =>
+    Effect.gen(function*() {
+      const proxy = yield* startProxy()
+      const closed = yield* Effect.promise(freePort)
+      const server = yield* fake
+      const cli = (...args: ReadonlyArray<string>) =>
+        Effect.promise(() =>
+          new Promise<string>((resolve, reject) =>
+            ChildProcess.execFile(
+              process.execPath,
+              [Path.join(root, "packages/cli/bundle/mcp-effect.js"), "-t", server.mcpUrl, ...args, "tools"],
+              { env: { ...process.env, HTTP_PROXY: `http://127.0.0.1:${closed}`, NO_PROXY: "" } },
+              (error, stdout, stderr) =>
+                error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))
+            )
+          )
+        )
+      assert.include(yield* cli("--proxy", proxy.url), "echo")
+      assert.isTrue((yield* settledLog(proxy, server)).some(isMcp(server.mcpUrl)))
+      const seen = (yield* settledLog(proxy, server)).length
+      assert.include(yield* cli("--proxy", "none"), "echo")
+      assert.strictEqual((yield* settledLog(proxy, server)).length, seen)
+    }), 30_000)
 })
