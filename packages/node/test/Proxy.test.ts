@@ -201,9 +201,9 @@ const failureVia = (url: string, network: UndiciHttpClient.NetworkOptions) =>
   Effect.flip(
     Effect.flatMap(HttpClient.HttpClient, (client) => client.get(url)).pipe(
       Effect.scoped,
-      Effect.provide(UndiciHttpClient.layerWith(network))
+      Effect.provide(Layer.orDie(UndiciHttpClient.layerWith(network)))
     )
-  ) as Effect.Effect<HttpClientError.HttpClientError>
+  )
 
 const causeOf = (error: HttpClientError.HttpClientError) => {
   assert.strictEqual(error._tag, "RequestError")
