@@ -257,6 +257,19 @@ describe("proxies", () => {
       assert.strictEqual(yield* echoVia(`${https}/mcp`, { proxy: false, ca: [ca.ca] }), "hi")
     }))
 
+  it.scopedLive("an https: proxy is reached over TLS, its certificate checked against `ca` too", () =>
+    Effect.gen(function*() {
+      const proxy = yield* startProxy()
+      const ca = yield* testCa
+      const server = yield* fake
+      const httpsProxy = yield* tlsFront(ca, proxy.url)
+      assert.strictEqual(yield* echoVia(server.mcpUrl, { proxy: httpsProxy, ca: ca.ca }), "hi")
+      yield* logged(proxy, (line) => line === `CONNECT ${new URL(server.url).host}`)
+      const untrusted = causeOf(yield* failureVia(server.mcpUrl, { proxy: httpsProxy }))
+      assert.strictEqual(untrusted.code, "EPROXY")
+      assert.match(untrusted.message, new RegExp(`^proxy ${httpsProxy} could not be reached \\(`))
+    }))
+
   it.scopedLive("NO_PROXY hosts go direct", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy()
