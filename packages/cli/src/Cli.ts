@@ -24,6 +24,7 @@ import * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type * as Target from "@mcp-effect/client/Target"
+import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
 import type * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -109,6 +110,8 @@ export interface CommonOptions {
   readonly oauth: boolean
   readonly oauthStorage: Option.Option<string>
   readonly noBrowser: boolean
+  /** `--proxy URL|none`: overrides `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`. */
+  readonly proxy: Option.Option<string>
 }
 
 /**
@@ -141,7 +144,8 @@ const common = {
   verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("debug lines on stderr")),
   oauth: Options.boolean("oauth").pipe(Options.withDescription("sign in with OAuth when a URL target asks")),
   oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
-  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only"))
+  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only")),
+  proxy: Options.text("proxy").pipe(Options.withDescription("an HTTP proxy URL, or none"), Options.optional)
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -214,7 +218,8 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   verbose: parent.verbose || own.verbose,
   oauth: parent.oauth || own.oauth,
   oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
-  noBrowser: parent.noBrowser || own.noBrowser
+  noBrowser: parent.noBrowser || own.noBrowser,
+  proxy: Option.orElse(own.proxy, () => parent.proxy)
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -227,24 +232,34 @@ const timeoutOf = (options: CommonOptions) => Option.getOrUndefined(Option.map(o
 const verbosely = <A, E, R>(options: CommonOptions, effect: Effect.Effect<A, E, R>) =>
   options.verbose ? Logger.withMinimumLogLevel(effect, LogLevel.Debug) : effect
 
+/** `--proxy`'s HTTP client, for the servers and their OAuth requests (without it: the platform's). */
+const withProxy = <A, E, R>(options: CommonOptions, effect: Effect.Effect<A, E, R>) =>
+  Option.match(options.proxy, {
+    onNone: () => effect,
+    onSome: (proxy) => Effect.provide(effect, UndiciHttpClient.layerWith({ proxy: proxy === "none" ? false : proxy }))
+  })
+
 /** The servers of the command line (`lookup`: look for a configuration file when none is named). */
 const resolved = <A, E, R>(
   options: CommonOptions,
   lookup: boolean,
   body: (servers: Servers.Servers, session: Diagnostics.Run) => Effect.Effect<A, E, R>
 ) =>
-  Effect.gen(function*() {
-    const session = yield* Diagnostics.Session
-    const servers = yield* Servers.resolve({
-      targets: options.target,
-      config: Option.getOrUndefined(options.config),
-      oauth: oauthOf(options),
-      lookup
+  withProxy(
+    options,
+    Effect.gen(function*() {
+      const session = yield* Diagnostics.Session
+      const servers = yield* Servers.resolve({
+        targets: options.target,
+        config: Option.getOrUndefined(options.config),
+        oauth: oauthOf(options),
+        lookup
+      })
+      session.diagnostics.setServers(servers.servers)
+      if (lookup) yield* Servers.noteDemo(servers)
+      return yield* body(servers, session)
     })
-    session.diagnostics.setServers(servers.servers)
-    if (lookup) yield* Servers.noteDemo(servers)
-    return yield* body(servers, session)
-  })
+  )
 
 /** Connects the servers a command needs: `--server`'s, `server.`'s of `toolWord`, or all. */
 const connected = <A, E>(

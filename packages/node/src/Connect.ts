@@ -28,12 +28,16 @@ import * as internalRun from "./internal/facade/run.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import type * as NodeOAuth from "./NodeOAuth.js"
+import type { NetworkOptions } from "./UndiciHttpClient.js"
 
 /**
+ * The options of {@link connect}. `proxy`, `ca` and `proxyEnv` (see
+ * `UndiciHttpClient.NetworkOptions`) apply to the HTTP servers and their OAuth requests alike.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface ConnectOptions extends Omit<Target.TargetOptions, "name"> {
+export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, NetworkOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Forces a transport instead of detecting one from the target. */
@@ -378,6 +382,7 @@ export const connectFromConfig = async (
   path?: string,
   options: Omit<ConnectOptions, keyof Target.TargetOptions | "name" | "env" | "cwd" | "oauth" | "transport"> = {}
 ): Promise<Client> => {
+  const network = internalConfigs.networkOf(options)
   // Loaded here: `connect` alone never pays for the file system layer.
   const [NodeFileSystem, UndiciHttpClient] = await Promise.all([
     import("@effect/platform-node/NodeFileSystem"),
@@ -389,7 +394,9 @@ export const connectFromConfig = async (
         path === undefined ? NodeMcpClient.findConfig : Effect.succeed(path),
         (file) =>
           Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.load(file, NodeMcpClient.parseOptions(file)))
-      ).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, UndiciHttpClient.layerGlobal)))
+      ).pipe(Effect.provide(
+        Layer.merge(NodeFileSystem.layer, UndiciHttpClient.layerWith({ ...network, dispatcher: "global" }))
+      ))
     ),
     options
   )

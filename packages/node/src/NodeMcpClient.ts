@@ -26,12 +26,14 @@ import * as LazyOAuth from "./internal/lazyOAuth.js"
 import * as internalPlatform from "./internal/platform.js"
 import * as NodeChildProcess from "./NodeChildProcess.js"
 import * as NodeJsonSchema from "./NodeJsonSchema.js"
+import type { NetworkOptions } from "./UndiciHttpClient.js"
 
 /**
  * What the client needs from Node: file system (configuration files), server processes, an
  * HTTP client (`UndiciHttpClient`: undici's dispatcher API, far cheaper per request than `fetch`
- * or the platform's `Readable`-based undici client) and a JSON Schema validator with a hard
- * deadline.
+ * or the platform's `Readable`-based undici client; through the proxy of `HTTP_PROXY`,
+ * `HTTPS_PROXY`, `NO_PROXY`, read when the layer is built) and a JSON Schema validator with a
+ * hard deadline.
  *
  * @since 0.1.0
  * @category layers
@@ -114,19 +116,23 @@ export const fromFile = (
   ).pipe(Layer.provide(platform))
 
 /**
- * A client for servers given as options, with the Node platform provided.
+ * A client for servers given as options, with the Node platform provided. HTTP goes through
+ * `proxy` when given, else the environment's (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`), and
+ * trusts the CAs of `ca` beside Node's (see `UndiciHttpClient.NetworkOptions`).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  options: McpClient.Options<ChildProcessSpawner | HttpClient.HttpClient>
-): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  options: McpClient.Options<ChildProcessSpawner | HttpClient.HttpClient> & NetworkOptions
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> => {
+  const { ca, proxy, proxyEnv, ...client } = options
   // What a client given its servers needs, built with it in one layer: no file system, terminal
   // or command executor (building those costs more than the rest of a connect). HTTP goes through
   // undici's global dispatcher, as `connect` does: a client built after another reuses its
   // connections (idle ones close by themselves after a few seconds and never hold the process).
-  internalPlatform.clientLayer(options, "global")
+  return internalPlatform.clientLayer(client, "global", undefined, { ca, proxy, proxyEnv })
+}
 
 /**
  * A client for the servers of a host's configuration file (see `McpConfig.hostPaths`):

@@ -15,27 +15,26 @@ import * as Runtime from "effect/Runtime"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
+import type { NetworkOptions } from "./UndiciHttpClient.js"
 
 /**
- * The options of `OAuth.make` with a Promise-returning interactive step.
+ * The options of `OAuth.make` with a Promise-returning interactive step, and the network
+ * options of its requests (`proxy`, `ca`; default: the proxy environment).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options extends Omit<OAuth.Options, "authorize"> {
+export interface Options extends Omit<OAuth.Options, "authorize">, NetworkOptions {
   /** Open `authorizationUrl`, resolve with the callback URL the authorization server redirected to. */
   readonly authorize?: ((authorizationUrl: URL) => Promise<URL>) | undefined
 }
 
-// Loaded with the first OAuth flow: a program that never signs in never evaluates it.
-const httpLayer = Layer.unwrapEffect(
-  Effect.map(
-    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
-    (NodeHttpClient) => Layer.provide(NodeHttpClient.layerUndiciWithoutDispatcher, NodeHttpClient.dispatcherLayerGlobal)
-  )
-)
+// The MCP traffic's client on the process's shared dispatcher: the same proxy, the same CAs.
+// undici is loaded with the first OAuth request.
+const httpLayer = (network: NetworkOptions | undefined) => LazyHttpClient.layerWith("global", network ?? {})
 
 /**
  * `OAuth.make` for Promise code: the result goes into `connect(url, { auth })`.
@@ -44,7 +43,7 @@ const httpLayer = Layer.unwrapEffect(
  * @category constructors
  */
 export const makeOAuth = (options: Options): Promise<OAuth.OAuthClient> => {
-  const { authorize, ...rest } = options
+  const { authorize, ca, proxy, proxyEnv, ...rest } = options
   return Effect.runPromise(
     OAuth.make({
       ...rest,
@@ -60,7 +59,7 @@ export const makeOAuth = (options: Options): Promise<OAuth.OAuthClient> => {
               })
           })
       })
-    }).pipe(Effect.provide(httpLayer))
+    }).pipe(Effect.provide(httpLayer({ ca, proxy, proxyEnv })))
   )
 }
 
@@ -230,7 +229,7 @@ export const fromSettings = (
 
 /**
  * {@link fromSettings} on undici's global dispatcher (which outlives any scope), for Promise
- * code such as `connect({ oauth })`.
+ * code such as `connect({ oauth })`; through `network`'s proxy, else the environment's.
  *
  * @since 0.1.0
  * @category constructors
@@ -238,6 +237,6 @@ export const fromSettings = (
 export const fromSettingsGlobal = (
   serverUrl: string,
   settings: true | Settings,
-  options: { readonly baseDir?: string | undefined } = {}
+  options: { readonly baseDir?: string | undefined; readonly network?: NetworkOptions | undefined } = {}
 ): Effect.Effect<OAuth.OAuthClient, ConfigError> =>
-  Effect.provide(fromSettings(serverUrl, settings, options), httpLayer)
+  Effect.provide(fromSettings(serverUrl, settings, options), httpLayer(options.network))

@@ -7,12 +7,16 @@
  * with `NodeHttpClient.UndiciRequestOptions` in context go through the platform's undici client on
  * the same dispatcher, so those work as there.
  *
+ * Its layers honour `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (either case) through undici's
+ * `EnvHttpProxyAgent`; {@link layerWith} also takes a `proxy` and extra CAs (`ca`).
+ *
  * @since 0.1.0
  */
 import type * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientTag from "@effect/platform/HttpClient"
+import type { ConfigError } from "@mcp-effect/client/McpError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
@@ -41,21 +45,55 @@ export const layerWithoutDispatcher: Layer.Layer<HttpClient.HttpClient, never, N
   )
 
 /**
- * The client on a dispatcher (an undici `Agent`) of its own, destroyed with the layer.
+ * A proxy and CAs for the HTTP client, read once when the client is built.
  *
- * @since 0.1.0
- * @category layers
+ * @since 0.2.0
+ * @category models
  */
-export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
-  Effect.map(nodeHttpClient, (Node) => Layer.provide(layerWithoutDispatcher, Node.dispatcherLayer))
-)
+export interface NetworkOptions {
+  /**
+   * Every request through this proxy (`http://[user:password@]host:port`, or `https:`), or
+   * `false` for none; either way `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` are not read.
+   * Default: those variables (either case; `HTTPS_PROXY` unset means `HTTP_PROXY` for `https:`).
+   */
+  readonly proxy?: string | false | undefined
+  /**
+   * Certificates (PEM text, one or several per string) trusted beside Node's own CAs (and
+   * `NODE_EXTRA_CA_CERTS`): a company root, a self-signed server. Used for servers reached
+   * directly, through a proxy's tunnel, and for an `https:` proxy.
+   */
+  readonly ca?: string | ReadonlyArray<string> | undefined
+  /** Where the proxy variables are read (default `process.env`). */
+  readonly proxyEnv?: Readonly<Record<string, string | undefined>> | undefined
+}
 
 /**
- * The client on undici's global dispatcher (which outlives any scope).
+ * The client with network options: on a dispatcher of its own, destroyed with the layer, or
+ * (`dispatcher: "global"`) on one the process shares (undici's global dispatcher when there is
+ * neither a proxy nor a CA). A malformed `proxy` or `ca` fails with `ConfigError`; a malformed
+ * proxy variable fails each request instead (an `EPROXY` cause naming the variable).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (
+  options: NetworkOptions & { readonly dispatcher?: "scoped" | "global" | undefined }
+): Layer.Layer<HttpClient.HttpClient, ConfigError> => LazyHttpClient.layerWith(options.dispatcher ?? "scoped", options)
+
+/**
+ * The client on a dispatcher (an undici `Agent`, or the environment's proxy agent) of its own,
+ * destroyed with the layer.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerGlobal: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
-  Effect.map(nodeHttpClient, (Node) => Layer.provide(layerWithoutDispatcher, Node.dispatcherLayerGlobal))
-)
+export const layer: Layer.Layer<HttpClient.HttpClient> = LazyHttpClient.layer("scoped")
+
+/**
+ * The client on undici's global dispatcher (which outlives any scope), or on the process's
+ * agent of the environment's proxy.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerGlobal: Layer.Layer<HttpClient.HttpClient> = LazyHttpClient.layer("global")

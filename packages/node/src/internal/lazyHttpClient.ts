@@ -9,8 +9,11 @@ import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import { RawBodiesTypeId } from "@mcp-effect/client/Http"
+import type { ConfigError } from "@mcp-effect/client/McpError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { NetworkOptions } from "../UndiciHttpClient.js"
+import * as Network from "./network.js"
 import type { Postprocess } from "./undiciHttpClient.js"
 
 /** A client, and the release of what it built (the dispatcher, when it is the client's own). */
@@ -21,28 +24,43 @@ export interface Lazy {
 
 /**
  * `dispatcher`: `"scoped"` for an undici `Agent` of this client's own (destroyed by `release`),
- * `"global"` for undici's global dispatcher, or a dispatcher of the caller's.
+ * `"global"` for undici's global dispatcher, or a dispatcher of the caller's. With `settings`
+ * (a proxy, CAs), `"scoped"` and `"global"` are a dispatcher of those settings instead: the
+ * client's own, or one the process shares between clients of the same settings.
  *
  * @internal
  */
-export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy => {
+export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settings?: Network.Settings): Lazy => {
   let loaded: Postprocess | undefined
   let loading: Promise<Postprocess> | undefined
   let destroy: (() => Promise<void>) | undefined
   let released = false
+  // Network settings choose the client's own dispatcher; a caller's dispatcher is the caller's.
+  const network = typeof dispatcher === "object" ? undefined : settings
   const load = () =>
-    loading ??= Promise.all([import("@effect/platform-node/Undici"), import("./undiciHttpClient.js")]).then(
-      ([{ default: Undici }, undiciHttpClient]) => {
+    loading ??= Promise.all([
+      import("@effect/platform-node/Undici"),
+      import("./undiciHttpClient.js"),
+      network === undefined ? undefined : import("./proxyAgent.js")
+    ]).then(
+      ([{ default: Undici }, undiciHttpClient, ProxyAgent]) => {
+        const proxy = network?.proxy
+        if (proxy?._tag === "Invalid" && ProxyAgent !== undefined) return loaded = ProxyAgent.rejectAll(proxy.message)
         // The default export: a bundler's chunk of this module keeps no named exports of undici.
-        const agent = dispatcher === "global"
+        const agent = typeof dispatcher === "object"
+          ? dispatcher
+          : ProxyAgent !== undefined && network !== undefined
+          ? (dispatcher === "global" ? ProxyAgent.global : ProxyAgent.make)(Undici, network)
+          : dispatcher === "global"
           ? Undici.getGlobalDispatcher()
-          : dispatcher === "scoped"
-          ? new Undici.Agent()
-          : dispatcher
+          : new Undici.Agent()
         if (dispatcher === "scoped") destroy = () => agent.destroy()
         // Released while loading: nothing may keep the new agent's sockets open.
         if (released) void destroy?.()
-        return loaded = undiciHttpClient.postprocess(agent)
+        const send = undiciHttpClient.postprocess(agent)
+        if (proxy === undefined || ProxyAgent === undefined) return loaded = send
+        const failure = ProxyAgent.proxyFailure(proxy)
+        return loaded = (request) => Effect.mapError(send(request), failure)
       }
     )
   const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
@@ -60,16 +78,37 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher): Lazy 
   }
 }
 
+const layerOf = <E>(
+  dispatcher: "scoped" | "global",
+  settings: Effect.Effect<Network.Settings | undefined, E>
+): Layer.Layer<HttpClient.HttpClient, E> =>
+  Layer.scoped(
+    HttpClient.HttpClient,
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.map(settings, (settings) => make(dispatcher, settings)),
+        (http) => Effect.promise(http.release)
+      ),
+      (http) => http.client
+    )
+  )
+
 /**
- * The lazy client as a layer, its dispatcher (when it built one) released with the layer.
+ * The lazy client as a layer, its dispatcher (when it built one) released with the layer,
+ * through the proxy the environment names when the layer is built.
  *
  * @internal
  */
 export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<HttpClient.HttpClient> =>
-  Layer.scoped(
-    HttpClient.HttpClient,
-    Effect.map(
-      Effect.acquireRelease(Effect.sync(() => make(dispatcher)), (http) => Effect.promise(http.release)),
-      (http) => http.client
-    )
-  )
+  layerOf(dispatcher, Effect.sync(() => Network.environment()))
+
+/**
+ * {@link layer} with network options, read when the layer is built; malformed ones fail it.
+ *
+ * @internal
+ */
+export const layerWith = (
+  dispatcher: "scoped" | "global",
+  options: NetworkOptions
+): Layer.Layer<HttpClient.HttpClient, ConfigError> =>
+  layerOf(dispatcher, Effect.suspend(() => Network.settings(options)))

@@ -19,7 +19,9 @@ import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as NodeChildProcess from "../NodeChildProcess.js"
+import type { NetworkOptions } from "../UndiciHttpClient.js"
 import * as LazyHttpClient from "./lazyHttpClient.js"
+import * as Network from "./network.js"
 import * as nodeJsonSchema from "./nodeJsonSchema.js"
 
 // The spawner is a constant service: taken out of its layer once.
@@ -27,20 +29,22 @@ const spawner = Effect.runSync(Effect.provide(ChildProcessSpawner, NodeChildProc
 
 /**
  * `dispatcher`: `"scoped"` for an undici `Agent` of the layer's own (destroyed with it),
- * `"global"` for undici's global dispatcher (connections reused across layers).
+ * `"global"` for undici's global dispatcher (connections reused across layers). The network
+ * settings (`network`, the proxy environment) are read here.
  *
  * @internal
  */
 export const context = (
-  dispatcher: "scoped" | "global"
-): Effect.Effect<Context.Context<Services>, never, Scope.Scope> =>
+  dispatcher: "scoped" | "global",
+  network?: NetworkOptions
+): Effect.Effect<Context.Context<Services>, ConfigError, Scope.Scope> =>
   Effect.map(
     // One acquisition for everything the services hold: the dispatcher (when scoped) and a use of
     // the shared JSON Schema worker (output schemas are validated in a worker with a hard
     // deadline, so a hostile pattern cannot hang the host; one worker serves every client).
     Effect.acquireRelease(
-      Effect.sync(() => ({
-        http: LazyHttpClient.make(dispatcher),
+      Effect.map(Effect.suspend(() => Network.settings(network)), (settings) => ({
+        http: LazyHttpClient.make(dispatcher, settings),
         jsonSchema: nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
       })),
       ({ http, jsonSchema }) =>
@@ -60,7 +64,7 @@ export const context = (
 export type Services = ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
 
 /** @internal */
-export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<Services> =>
+export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<Services, ConfigError> =>
   Layer.scopedContext(context(dispatcher))
 
 /**
@@ -73,7 +77,8 @@ export const layer = (dispatcher: "scoped" | "global"): Layer.Layer<Services> =>
 export const clientLayer = (
   options: McpClient.Options<Services>,
   dispatcher: "scoped" | "global",
-  minimumLogLevel?: LogLevel.LogLevel
+  minimumLogLevel?: LogLevel.LogLevel,
+  network?: NetworkOptions
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.scoped(
     McpClient.McpClient,
@@ -81,6 +86,6 @@ export const clientLayer = (
       minimumLogLevel === undefined
         ? Effect.void
         : Effect.locallyScoped(FiberRef.currentMinimumLogLevel, minimumLogLevel),
-      Effect.flatMap(context(dispatcher), (services) => Effect.provide(McpClient.make(options), services))
+      Effect.flatMap(context(dispatcher, network), (services) => Effect.provide(McpClient.make(options), services))
     )
   )

@@ -7,6 +7,7 @@ import { ConfigError } from "@mcp-effect/client/McpError"
 import * as Target from "@mcp-effect/client/Target"
 import * as Effect from "effect/Effect"
 import type { ConnectOptions } from "../../Connect.js"
+import type { NetworkOptions } from "../../UndiciHttpClient.js"
 import * as LazyOAuth from "../lazyOAuth.js"
 
 /** The server configurations for one target or a list of them. */
@@ -48,6 +49,7 @@ const authFor = (target: Target.Target, options: ConnectOptions) => {
   const oauth = options.oauth
   if (oauth === undefined) return Effect.succeed(undefined)
   if (options.auth !== undefined) return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
+<<<<<<< HEAD
   return Effect.flatMap(Target.parse(target), (detected) =>
     detected.transport === "stdio"
       ? Effect.succeed(undefined)
@@ -55,7 +57,23 @@ const authFor = (target: Target.Target, options: ConnectOptions) => {
         Effect.promise(LazyOAuth.load),
         (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth)
       ))
+=======
+  const detected = Target.detect(target)
+  return detected.transport === "stdio"
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(
+      Effect.promise(LazyOAuth.load),
+      (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth, { network: networkOf(options) })
+    )
+>>>>>>> wt-proxy
 }
 
 const detectsSse = (target: Target.Target, options: ConnectOptions) =>
   options.transport === "sse" || (options.transport === undefined && Target.detect(target).transport === "sse")
+
+/** The network options of `options` (the same for the MCP traffic and OAuth's). */
+export const networkOf = (options: NetworkOptions): NetworkOptions => ({
+  proxy: options.proxy,
+  ca: options.ca,
+  proxyEnv: options.proxyEnv
+})

@@ -17,6 +17,7 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type { ConnectOptions, StateListener } from "../../Connect.js"
 import * as internalPlatform from "../platform.js"
+import { networkOf } from "./configs.js"
 import { loggerLayer } from "./logger.js"
 import { closeScope, run } from "./run.js"
 import type { Fork } from "./run.js"
@@ -53,7 +54,8 @@ export const build = async (
         handlers: handlersOf(options)
       },
       "global",
-      LogLevel.fromLiteral(options.logLevel ?? "Warning")
+      LogLevel.fromLiteral(options.logLevel ?? "Warning"),
+      networkOf(options)
     )
   )
   // The layer built into a runtime held by a scope of the facade's own: a `ManagedRuntime`
