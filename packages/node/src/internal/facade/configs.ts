@@ -49,23 +49,13 @@ const authFor = (target: Target.Target, options: ConnectOptions) => {
   const oauth = options.oauth
   if (oauth === undefined) return Effect.succeed(undefined)
   if (options.auth !== undefined) return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
-<<<<<<< HEAD
   return Effect.flatMap(Target.parse(target), (detected) =>
     detected.transport === "stdio"
       ? Effect.succeed(undefined)
       : Effect.flatMap(
         Effect.promise(LazyOAuth.load),
-        (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth)
+        (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth, { network: networkOf(options) })
       ))
-=======
-  const detected = Target.detect(target)
-  return detected.transport === "stdio"
-    ? Effect.succeed(undefined)
-    : Effect.flatMap(
-      Effect.promise(LazyOAuth.load),
-      (NodeOAuth) => NodeOAuth.fromSettingsGlobal(detected.url, oauth, { network: networkOf(options) })
-    )
->>>>>>> wt-proxy
 }
 
 const detectsSse = (target: Target.Target, options: ConnectOptions) =>
