@@ -194,13 +194,14 @@ describe("mcp-effect CLI", () => {
     Effect.gen(function*() {
       const target = `node ${fakeServerBin}`
       const args = ["call", "echo", "--args", "{\"message\":\"hi\"}", "--target", target, "--target", target]
-      const routed = yield* runCli(...args, "--server", "node-2")
+      const routed = yield* runCli(...args, "--server", "fake-server-2")
       assert.isTrue(Exit.isSuccess(routed.exit), routed.err)
       assert.strictEqual(routed.out, "hi")
       const ambiguous = yield* runCli(...args)
       assert.strictEqual(
         ambiguous.err,
-        "error: AmbiguousToolError: tool \"echo\" is offered by several servers (node, node-2); pass { server }"
+        "error: AmbiguousToolError: tool \"echo\" is offered by several servers (fake-server, fake-server-2); " +
+          "pass { server }"
       )
     }))
 
@@ -238,6 +239,39 @@ describe("mcp-effect CLI", () => {
       assert.isTrue(Exit.isSuccess(again.exit), again.err)
       assert.strictEqual(again.out, "again")
       assert.deepStrictEqual(again.urls, [])
+    }))
+
+  it("--target NAME=TARGET: a plain word before the first = names the server", () => {
+    assert.deepStrictEqual(Servers.parseTarget("files=npx -y @scope/files"), {
+      name: "files",
+      target: "npx -y @scope/files"
+    })
+    assert.deepStrictEqual(Servers.parseTarget("a.b_c-1=http://h/mcp?k=v"), {
+      name: "a.b_c-1",
+      target: "http://h/mcp?k=v"
+    })
+    for (const word of ["http://h/mcp?k=v", "node s.js --port=3", "stdio://A=B run", "npx -y p@1 --x=y", "=node"]) {
+      assert.strictEqual(Servers.parseTarget(word), word)
+    }
+  })
+
+  it.live("--target NAME=TARGET names a server; other names come from what runs", () =>
+    Effect.gen(function*() {
+      const target = `node ${fakeServerBin}`
+      const { err, exit, out } = yield* runCli("servers", "--json", "--target", `mine=${target}`, "-t", target)
+      assert.isTrue(Exit.isSuccess(exit), err)
+      const listed = (JSON.parse(out) as { servers: Array<{ name: string }> }).servers.map((s) => s.name)
+      assert.deepStrictEqual(listed, ["mine", "fake-server"])
+      const twice = yield* runCli("tools", "--target", `a=${target}`, "--target", `a=${target}`)
+      assert.deepStrictEqual([Cli.exitCode(twice.exit), twice.err], [
+        2,
+        "error: UsageError: two servers are named \"a\""
+      ])
+      const empty = yield* runCli("tools", "--target", "a=")
+      assert.deepStrictEqual([Cli.exitCode(empty.exit), empty.err], [
+        2,
+        "error: UsageError: --target a=: the target is missing"
+      ])
     }))
 
   it.live("--oauth needs a URL target", () =>
