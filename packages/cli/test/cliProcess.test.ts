@@ -173,6 +173,16 @@ describe("exit statuses", () => {
       assert.strictEqual((yield* cli(["call", "fail", "--allow-tool-errors"])).code, 0)
     }))
 
+  it.live("the process ends once the command is done, whatever else would keep it alive", () =>
+    Effect.gen(function*() {
+      // A timer of an hour stands in for what Node may still wait for (the WebAssembly tier-up
+      // of undici's HTTP parser on Node 20 and 22).
+      const held = { NODE_OPTIONS: "--import=data:text/javascript,setInterval(()=>{},3600000)" }
+      const ok = yield* cli(["call", "echo", "message=hi"], { env: held })
+      assert.deepStrictEqual([ok.code, ok.stdout], [0, "hi\n"])
+      assert.strictEqual((yield* cli(["call", "fail"], { env: held })).code, 1)
+    }))
+
   it.scopedLive("130 on SIGINT", () =>
     Effect.gen(function*() {
       const server = yield* FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "dual" } })
