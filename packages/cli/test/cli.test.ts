@@ -128,6 +128,47 @@ describe("mcp-effect CLI", () => {
       assert.strictEqual(err, "error: UsageError: --args must be a JSON object, like {\"message\":\"hi\"}")
     }))
 
+  it.scopedLive("checks the command line before starting a server: usage errors exit with 2", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(path.join(Os.tmpdir(), "mcp-effect-usage-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const started = path.join(dir, "started")
+      // A server that leaves a mark and crashes.
+      const target = `node -e "require('fs').writeFileSync(process.argv[1], ''); process.exit(3)" ${started}`
+      const usages: ReadonlyArray<ReadonlyArray<string>> = [
+        ["call", "echo", "--args", "[1]"],
+        ["call", "echo", "message"],
+        ["get-prompt", "greeting", "--args", "{\"name\":{}}"],
+        ["listen"]
+      ]
+      for (const args of usages) {
+        const { err, exit } = yield* runCli(...args, "--target", target)
+        assert.strictEqual(Cli.exitCode(exit), 2, `${args.join(" ")}: ${err}`)
+        assert.match(err, /^error: UsageError: /)
+      }
+      assert.isFalse(Fs.existsSync(started), "no server was started")
+      const crashed = yield* runCli("call", "echo", "message=hi", "--target", target)
+      assert.strictEqual(Cli.exitCode(crashed.exit), 1, "the same server, started, crashes")
+      assert.isTrue(Fs.existsSync(started))
+    }))
+
+  it("prints structured content once: not again when a text block already serializes it", () => {
+    const result = (text: string) => ({
+      content: [{ type: "text" as const, text }],
+      structuredContent: { temperature: 22, conditions: "sunny" }
+    })
+    assert.strictEqual(
+      format.callResult(result("{\"conditions\":\"sunny\",\"temperature\":22}")),
+      "{\"conditions\":\"sunny\",\"temperature\":22}"
+    )
+    assert.strictEqual(
+      format.callResult(result("22 degrees, sunny")),
+      "22 degrees, sunny\nstructuredContent: {\"temperature\":22,\"conditions\":\"sunny\"}"
+    )
+  })
+
   it.live("calls a tool and prints its structured content", () =>
     Effect.gen(function*() {
       const { exit, out } = yield* runCli("call", "add", "--args", "{\"a\":1,\"b\":2}")
