@@ -123,7 +123,7 @@ export type OAuthOptions = Servers.OAuthOptions
 const common = {
   target: Options.text("target").pipe(
     Options.withAlias("t"),
-    Options.withDescription("a URL, a command line or stdio://…; repeatable"),
+    Options.withDescription("[NAME=] a URL, a command line or stdio://…; repeatable"),
     Options.repeated
   ),
   config: Options.text("config").pipe(
@@ -153,7 +153,8 @@ const jsonArgs = Options.text("args").pipe(
 const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
 
 /**
- * Server configurations for the targets (names made unique: `node`, `node-2`, …), or the
+ * Server configurations for the targets (`NAME=TARGET` names one; other names come from what runs,
+ * made unique: `server-everything`, `server-everything-2`, …), or the
  * embedded demo server when there is no target.
  *
  * @since 0.1.0
