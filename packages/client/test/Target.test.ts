@@ -77,6 +77,7 @@ describe("Target", () => {
       ["uv tool run mcp-server-sqlite", "mcp-server-sqlite"],
       ["pipx run --spec x weather-mcp", "weather-mcp"],
       ["python3 -u -m mcp_server_git.cli", "mcp_server_git.cli"],
+      ["/usr/bin/python3.12 -m mcp_server_time", "mcp_server_time"],
       ["deno run -A npm:@scope/deno-server@2", "deno-server"],
       ["docker run -i --rm -e GITHUB_TOKEN ghcr.io/github/github-mcp-server:latest", "github-mcp-server"],
       ["podman run -i -v /a:/b mcp/fetch@sha256:abc", "fetch"],

@@ -92,9 +92,12 @@ const launchers: Readonly<Record<string, Launcher>> = {
   env: { valued: ["-u", "--unset", "-C", "--chdir"], option: /^[A-Za-z_]\w*=/ }
 }
 
-/** A command's name on any platform, to look its launcher up: `C:\…\npx.cmd` → `npx`. */
+/** A command's name on any platform, to look its launcher up: `C:\…\npx.cmd` → `npx`, `python3.12` → `python3`. */
 const commandName = (command: string) =>
-  (command.split(/[\\/]/).pop() ?? "").toLowerCase().replace(/\.(exe|cmd|bat|ps1)$/, "")
+  (command.split(/[\\/]/).pop() ?? "").toLowerCase().replace(/\.(exe|cmd|bat|ps1)$/, "").replace(
+    /^(python3)\.\d+$/,
+    "$1"
+  )
 
 const SCRIPT = /\.(m?[jt]sx?|c[jt]s|py[zw]?|sh|exe|cmd|bat|ps1)$/i
 /** A version, tag, digest or extras after a package or image name (`@1.2`, `:latest`, `[cli]==2`). */
