@@ -126,7 +126,7 @@ export type OAuthOptions = Servers.OAuthOptions
 const common = {
   target: Options.text("target").pipe(
     Options.withAlias("t"),
-    Options.withDescription("a URL, a command line or stdio://…; repeatable"),
+    Options.withDescription("[NAME=] a URL, a command line or stdio://…; repeatable"),
     Options.repeated
   ),
   config: Options.text("config").pipe(
@@ -157,7 +157,8 @@ const jsonArgs = Options.text("args").pipe(
 const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
 
 /**
- * Server configurations for the targets (names made unique: `node`, `node-2`, …), or the
+ * Server configurations for the targets (`NAME=TARGET` names one; other names come from what runs,
+ * made unique: `server-everything`, `server-everything-2`, …), or the
  * embedded demo server when there is no target.
  *
  * @since 0.1.0
@@ -276,6 +277,9 @@ const connected = <A, E>(
           ? { server: named, tool: toolWord ?? "" }
           : Servers.splitTool(toolWord, servers)
         const selected = yield* Servers.select(servers, route.server)
+        if (selected.length === 0 && servers.servers.length > 0) {
+          yield* Effect.logWarning("every server is disabled (--server NAME connects a disabled one)")
+        }
         const client = yield* Servers.connect(session.mode, selected)
         return yield* body({
           client,
@@ -314,18 +318,21 @@ const call = Command.make(
     allowToolErrors: Options.boolean("allow-tool-errors").pipe(Options.withDescription("exit with 0 on isError"))
   },
   (options) =>
-    withClient(options, ({ client, mode, server, timeout, tool }) =>
-      Effect.gen(function*() {
-        const args = yield* Arguments.merged(options.args, options.values, true)
-        const { result } = yield* withProgress(
-          (progress) => Console.error(format.progress(progress)),
-          (onProgress) => client.callTool(tool, args, { server, timeout, onProgress })
-        )
-        yield* Output.emit(mode, result, () => format.callResult(result))
-        if (result.isError === true && !options.allowToolErrors) {
-          return yield* new ToolResultError({ tool, message: `tool "${tool}" reported an error (isError)` })
-        }
-      }), options.tool)
+    // The command line is checked before any server starts: a usage error exits with 2 even
+    // when a server would not start.
+    Effect.flatMap(Arguments.merged(options.args, options.values, true), (args) =>
+      withClient(options, ({ client, mode, server, timeout, tool }) =>
+        Effect.gen(function*() {
+          const { result } = yield* withProgress(
+            (progress) =>
+              Console.error(format.progress(progress)),
+            (onProgress) => client.callTool(tool, args, { server, timeout, onProgress })
+          )
+          yield* Output.emit(mode, result, () => format.callResult(result))
+          if (result.isError === true && !options.allowToolErrors) {
+            return yield* new ToolResultError({ tool, message: `tool "${tool}" reported an error (isError)` })
+          }
+        }), options.tool))
 )
 
 const prompts = Command.make(
@@ -347,12 +354,15 @@ const getPrompt = Command.make(
   "get-prompt",
   { ...common, name: Args.text({ name: "name" }), values: keyValues, args: jsonArgs },
   (options) =>
-    withClient(options, ({ client, mode, server, timeout }) =>
-      Effect.gen(function*() {
-        const args = yield* Effect.flatMap(Arguments.merged(options.args, options.values, false), Arguments.stringArgs)
-        const result = yield* client.getPrompt(options.name, args, { server, timeout })
-        yield* Output.emit(mode, result, () => format.promptResult(result))
-      }))
+    Effect.flatMap(
+      Effect.flatMap(Arguments.merged(options.args, options.values, false), Arguments.stringArgs),
+      (args) =>
+        withClient(options, ({ client, mode, server, timeout }) =>
+          Effect.gen(function*() {
+            const result = yield* client.getPrompt(options.name, args, { server, timeout })
+            yield* Output.emit(mode, result, () => format.promptResult(result))
+          }))
+    )
 )
 
 const isMethodNotFound = (error: { readonly _tag: string }) =>
@@ -384,12 +394,17 @@ const listenFilter = (options: {
   readonly prompts: boolean
   readonly resources: boolean
   readonly resource: ReadonlyArray<string>
-}) => ({
-  ...(options.tools ? { toolsListChanged: true } : {}),
-  ...(options.prompts ? { promptsListChanged: true } : {}),
-  ...(options.resources ? { resourcesListChanged: true } : {}),
-  ...(options.resource.length > 0 ? { resourceSubscriptions: options.resource } : {})
-})
+}) => {
+  const filter = {
+    ...(options.tools ? { toolsListChanged: true } : {}),
+    ...(options.prompts ? { promptsListChanged: true } : {}),
+    ...(options.resources ? { resourcesListChanged: true } : {}),
+    ...(options.resource.length > 0 ? { resourceSubscriptions: options.resource } : {})
+  }
+  return Object.keys(filter).length > 0 ? Effect.succeed(filter) : Effect.fail(
+    new UsageError({ message: "name what to listen for: --tools, --prompts, --resources or --resource URI" })
+  )
+}
 
 const listen = Command.make(
   "listen",
@@ -402,36 +417,34 @@ const listen = Command.make(
     count: Options.integer("count").pipe(Options.withDescription("stop after this many"), Options.optional)
   },
   (options) =>
-    withClient(options, ({ client, mode, server }) =>
-      Effect.gen(function*() {
-        const filter = listenFilter(options)
-        if (Object.keys(filter).length === 0) {
-          return yield* new UsageError({
-            message: "name what to listen for: --tools, --prompts, --resources or --resource URI"
-          })
-        }
-        const subscription = yield* Listen.listen(client, filter, server)
-        if (subscription.unsupported.length > 0) {
-          yield* Console.error(`not granted by the server: ${subscription.unsupported.join(", ")}`)
-        }
-        yield* Console.error(`listening to ${format.clean(subscription.server)}`)
-        // The connection's state changes (a server that died and is re-opened), on stderr.
-        const connection = yield* client.server(subscription.server)
-        yield* Stream.runForEach(
-          Stream.drop(connection.state.changes, 1),
-          (state) =>
-            Console.error(`${format.clean(subscription.server)}: ${format.clean(ConnectionState.describe(state))}`)
-        ).pipe(Effect.forkScoped)
-        const notifications = Option.match(options.count, {
-          onNone: () => subscription.notifications,
-          onSome: (count) => Stream.take(subscription.notifications, count)
-        })
-        // One JSON object per line: a stream has no end to wait for.
-        yield* Stream.runForEach(notifications, (n) =>
-          Console.log(
-            mode.json ? Output.json({ server: subscription.server, ...n }, true) : format.notification(n)
-          ))
-      }).pipe(Effect.scoped))
+    Effect.flatMap(
+      listenFilter(options),
+      (filter) =>
+        withClient(options, ({ client, mode, server }) =>
+          Effect.gen(function*() {
+            const subscription = yield* Listen.listen(client, filter, server)
+            if (subscription.unsupported.length > 0) {
+              yield* Console.error(`not granted by the server: ${subscription.unsupported.join(", ")}`)
+            }
+            yield* Console.error(`listening to ${format.clean(subscription.server)}`)
+            // The connection's state changes (a server that died and is re-opened), on stderr.
+            const connection = yield* client.server(subscription.server)
+            yield* Stream.runForEach(
+              Stream.drop(connection.state.changes, 1),
+              (state) =>
+                Console.error(`${format.clean(subscription.server)}: ${format.clean(ConnectionState.describe(state))}`)
+            ).pipe(Effect.forkScoped)
+            const notifications = Option.match(options.count, {
+              onNone: () => subscription.notifications,
+              onSome: (count) => Stream.take(subscription.notifications, count)
+            })
+            // One JSON object per line: a stream has no end to wait for.
+            yield* Stream.runForEach(notifications, (n) =>
+              Console.log(
+                mode.json ? Output.json({ server: subscription.server, ...n }, true) : format.notification(n)
+              ))
+          }).pipe(Effect.scoped))
+    )
 )
 
 const read = Command.make(

@@ -128,6 +128,47 @@ describe("mcp-effect CLI", () => {
       assert.strictEqual(err, "error: UsageError: --args must be a JSON object, like {\"message\":\"hi\"}")
     }))
 
+  it.scopedLive("checks the command line before starting a server: usage errors exit with 2", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(path.join(Os.tmpdir(), "mcp-effect-usage-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const started = path.join(dir, "started")
+      // A server that leaves a mark and crashes.
+      const target = `node -e "require('fs').writeFileSync(process.argv[1], ''); process.exit(3)" ${started}`
+      const usages: ReadonlyArray<ReadonlyArray<string>> = [
+        ["call", "echo", "--args", "[1]"],
+        ["call", "echo", "message"],
+        ["get-prompt", "greeting", "--args", "{\"name\":{}}"],
+        ["listen"]
+      ]
+      for (const args of usages) {
+        const { err, exit } = yield* runCli(...args, "--target", target)
+        assert.strictEqual(Cli.exitCode(exit), 2, `${args.join(" ")}: ${err}`)
+        assert.match(err, /^error: UsageError: /)
+      }
+      assert.isFalse(Fs.existsSync(started), "no server was started")
+      const crashed = yield* runCli("call", "echo", "message=hi", "--target", target)
+      assert.strictEqual(Cli.exitCode(crashed.exit), 1, "the same server, started, crashes")
+      assert.isTrue(Fs.existsSync(started))
+    }))
+
+  it("prints structured content once: not again when a text block already serializes it", () => {
+    const result = (text: string) => ({
+      content: [{ type: "text" as const, text }],
+      structuredContent: { temperature: 22, conditions: "sunny" }
+    })
+    assert.strictEqual(
+      format.callResult(result("{\"conditions\":\"sunny\",\"temperature\":22}")),
+      "{\"conditions\":\"sunny\",\"temperature\":22}"
+    )
+    assert.strictEqual(
+      format.callResult(result("22 degrees, sunny")),
+      "22 degrees, sunny\nstructuredContent: {\"temperature\":22,\"conditions\":\"sunny\"}"
+    )
+  })
+
   it.live("calls a tool and prints its structured content", () =>
     Effect.gen(function*() {
       const { exit, out } = yield* runCli("call", "add", "--args", "{\"a\":1,\"b\":2}")
@@ -194,13 +235,14 @@ describe("mcp-effect CLI", () => {
     Effect.gen(function*() {
       const target = `node ${fakeServerBin}`
       const args = ["call", "echo", "--args", "{\"message\":\"hi\"}", "--target", target, "--target", target]
-      const routed = yield* runCli(...args, "--server", "node-2")
+      const routed = yield* runCli(...args, "--server", "fake-server-2")
       assert.isTrue(Exit.isSuccess(routed.exit), routed.err)
       assert.strictEqual(routed.out, "hi")
       const ambiguous = yield* runCli(...args)
       assert.strictEqual(
         ambiguous.err,
-        "error: AmbiguousToolError: tool \"echo\" is offered by several servers (node, node-2); pass { server }"
+        "error: AmbiguousToolError: tool \"echo\" is offered by several servers (fake-server, fake-server-2); " +
+          "pass { server }"
       )
     }))
 
@@ -238,6 +280,39 @@ describe("mcp-effect CLI", () => {
       assert.isTrue(Exit.isSuccess(again.exit), again.err)
       assert.strictEqual(again.out, "again")
       assert.deepStrictEqual(again.urls, [])
+    }))
+
+  it("--target NAME=TARGET: a plain word before the first = names the server", () => {
+    assert.deepStrictEqual(Servers.parseTarget("files=npx -y @scope/files"), {
+      name: "files",
+      target: "npx -y @scope/files"
+    })
+    assert.deepStrictEqual(Servers.parseTarget("a.b_c-1=http://h/mcp?k=v"), {
+      name: "a.b_c-1",
+      target: "http://h/mcp?k=v"
+    })
+    for (const word of ["http://h/mcp?k=v", "node s.js --port=3", "stdio://A=B run", "npx -y p@1 --x=y", "=node"]) {
+      assert.strictEqual(Servers.parseTarget(word), word)
+    }
+  })
+
+  it.live("--target NAME=TARGET names a server; other names come from what runs", () =>
+    Effect.gen(function*() {
+      const target = `node ${fakeServerBin}`
+      const { err, exit, out } = yield* runCli("servers", "--json", "--target", `mine=${target}`, "-t", target)
+      assert.isTrue(Exit.isSuccess(exit), err)
+      const listed = (JSON.parse(out) as { servers: Array<{ name: string }> }).servers.map((s) => s.name)
+      assert.deepStrictEqual(listed, ["mine", "fake-server"])
+      const twice = yield* runCli("tools", "--target", `a=${target}`, "--target", `a=${target}`)
+      assert.deepStrictEqual([Cli.exitCode(twice.exit), twice.err], [
+        2,
+        "error: UsageError: two servers are named \"a\""
+      ])
+      const empty = yield* runCli("tools", "--target", "a=")
+      assert.deepStrictEqual([Cli.exitCode(empty.exit), empty.err], [
+        2,
+        "error: UsageError: --target a=: the target is missing"
+      ])
     }))
 
   it.live("--oauth needs a URL target", () =>

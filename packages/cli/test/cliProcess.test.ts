@@ -50,13 +50,35 @@ describe("configuration files", () => {
       assert.include(result.stderr, demoNote)
     }))
 
+  it.scopedLive("an empty server list, or every server disabled, is a warning", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      writeJson(dir, "mcp.json", { mcpServers: {} })
+      const empty = yield* cli(["tools"], { cwd: dir })
+      assert.deepStrictEqual([empty.code, empty.stdout], [0, "no tools\n"])
+      assert.strictEqual(empty.stderr, "warn: mcp.json: \"mcpServers\" is empty: there is no server to connect\n")
+      writeJson(dir, "mcp.json", { mcpServers: { off: { ...fakeEntry, disabled: true } } })
+      const disabled = yield* cli(["tools"], { cwd: dir })
+      assert.strictEqual(disabled.stderr, "warn: every server is disabled (--server NAME connects a disabled one)\n")
+    }))
+
+  it.live("--config with a near miss of a host's name says which host", () =>
+    Effect.gen(function*() {
+      const result = yield* cli(["tools", "--config", "claud"])
+      assert.deepStrictEqual([result.code, result.stderr], [
+        1,
+        "error: ConfigError: claud: no such file (did you mean claude?)\n"
+      ])
+    }))
+
   it.scopedLive("a broken file: one line per problem, naming file, server and field; exit 1", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = writeJson(dir, "mcp.json", {
         mcpServers: {
           a: { type: "stdio" },
-          b: { url: "https://x.example.com/mcp", headers: { Auth: "${NO_SUCH_VAR}" } }
+          b: { url: "https://x.example.com/mcp", headers: { Auth: "${NO_SUCH_VAR}" } },
+          c: { comand: "node" }
         }
       })
       const result = yield* cli(["tools"], { cwd: dir })
@@ -65,7 +87,8 @@ describe("configuration files", () => {
         result.stderr,
         `error: ConfigError: mcp.json: server "a": command: missing (a stdio entry runs a command)\n` +
           `error: ConfigError: mcp.json: server "b": headers.Auth: \${NO_SUCH_VAR}: NO_SUCH_VAR is not set ` +
-          "(write ${NO_SUCH_VAR:-default} for a default)\n"
+          "(write ${NO_SUCH_VAR:-default} for a default)\n" +
+          `error: ConfigError: mcp.json: server "c": comand: unknown field (did you mean "command"?)\n`
       )
       assert.notInclude(result.stderr, "is missing")
       assert.isTrue(Fs.existsSync(file))
@@ -171,6 +194,16 @@ describe("exit statuses", () => {
       ])
       assert.include(failed.stderr, "error: ToolResultError: tool \"fail\" reported an error")
       assert.strictEqual((yield* cli(["call", "fail", "--allow-tool-errors"])).code, 0)
+    }))
+
+  it.live("the process ends once the command is done, whatever else would keep it alive", () =>
+    Effect.gen(function*() {
+      // A timer of an hour stands in for what Node may still wait for (the WebAssembly tier-up
+      // of undici's HTTP parser on Node 20 and 22).
+      const held = { NODE_OPTIONS: "--import=data:text/javascript,setInterval(()=>{},3600000)" }
+      const ok = yield* cli(["call", "echo", "message=hi"], { env: held })
+      assert.deepStrictEqual([ok.code, ok.stdout], [0, "hi\n"])
+      assert.strictEqual((yield* cli(["call", "fail"], { env: held })).code, 1)
     }))
 
   it.scopedLive("130 on SIGINT", () =>

@@ -1,7 +1,7 @@
 /**
  * Features 2026-07-28 deprecates, and the one warning per feature per process the client logs
  * at the moment of use or configuration: a roots or sampling handler configured against a
- * 2026-07-28 server, `setLogLevel` or a `logLevel` in the host's `_meta`, a dynamic client
+ * 2026-07-28 server, `setLogLevel` on such a server or a `logLevel` in the host's `_meta`, a dynamic client
  * registration, an HTTP+SSE connection, an `includeContext` request. Nothing ever waits on a
  * warning; `setEnabled(false)` turns them off.
  *

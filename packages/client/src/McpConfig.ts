@@ -339,8 +339,16 @@ export const parse = <R = never>(
         )
     ))
 
+/** A missing bare word (`--config claud`) may have been meant as a host's name. */
+const hostHint = (path: string): string => {
+  if (/[\\/.]/.test(path)) return ""
+  const host = internal.misspelled(path, hosts)
+  return host === undefined ? ` (nor a host: ${hosts.join(", ")})` : ` (did you mean ${host}?)`
+}
+
 /**
- * Reads a configuration file as JSON (comments and trailing commas allowed).
+ * Reads a configuration file as JSON (comments and trailing commas allowed). A missing file
+ * whose name is a bare word close to a host's name says which host was probably meant.
  *
  * @since 0.1.0
  * @category parsing
@@ -352,7 +360,7 @@ export const read = (path: string): Effect.Effect<unknown, ConfigError, FileSyst
       Effect.mapError((error) =>
         new ConfigError({
           message: error._tag === "SystemError" && error.reason === "NotFound"
-            ? `${path}: no such file`
+            ? `${path}: no such file${hostHint(path)}`
             : `${path}: cannot read it (${error.message})`
         })
       )

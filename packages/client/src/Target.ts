@@ -11,6 +11,7 @@ import type { ChildProcessSpawner } from "./ChildProcess.js"
 import * as Http from "./Http.js"
 import type { HttpOptions } from "./internal/http/http.js"
 import * as Url from "./internal/url.js"
+import * as TargetName from "./internal/targetName.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as Sse from "./Sse.js"
@@ -24,6 +25,18 @@ import * as StreamableHttp from "./StreamableHttp.js"
  * @category models
  */
 export type Target = string | ReadonlyArray<string>
+
+/**
+ * A target with the name its server gets, for a list of targets
+ * (`connect([{ name: "files", target: "npx -y @modelcontextprotocol/server-filesystem ." }])`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Named {
+  readonly name: string
+  readonly target: Target
+}
 
 /**
  * Options shared by every target.
@@ -132,19 +145,76 @@ export const parse = (target: Target): Effect.Effect<Detected, ConfigError> =>
   })
 
 /**
- * Whether an array given to `connect` lists several targets (URLs of any scheme, `stdio://…`,
- * command lines with spaces, or nested argv arrays) rather than being one argv array.
+ * Whether an array given to `connect` lists several targets (URLs, `stdio://…`, command lines
+ * with spaces, nested argv arrays, or {@link Named} targets) rather than being one argv array.
  *
  * @since 0.1.0
  * @category parsing
  */
 export const isTargetList = (targets: ReadonlyArray<unknown>): boolean =>
-  targets.length > 0 && targets.every((t) =>
+  targets.length > 0 && (targets.some(isNamed) || targets.every((t) =>
     Array.isArray(t) ||
     (typeof t === "string" && (Url.looksLikeUrl(t.trim()) || /\s/.test(t.trim())))
-  )
+  ))
 
-const baseName = (command: string) => command.split(/[\\/]/).pop() || command
+/**
+ * Whether a value is a {@link Named} target.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const isNamed = (value: unknown): value is Named =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && "target" in value
+
+/**
+ * The name a target's server gets when none is given: a URL's host; for a command, what runs
+ * behind its launchers (`npx -y @modelcontextprotocol/server-everything stdio` →
+ * `server-everything`, `node ./dist/server.js` → `server`, `uvx mcp-server-fetch` →
+ * `mcp-server-fetch`, `python -m mcp_server_git` → `mcp_server_git`), else the command's name.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const defaultName = (target: Target): string => {
+  const detected = detect(target)
+  return detected.transport === "stdio"
+    ? TargetName.fromArgv(detected.argv)
+    : StreamableHttp.defaultName(detected.url)
+}
+
+/**
+ * Names a list of targets: a given name (`{ name, target }`) must be new; every other target
+ * gets its {@link defaultName}, made unique with a suffix (`server-everything`,
+ * `server-everything-2`, …). Names in `taken` (a configuration file's servers) count as used.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const nameAll = (
+  targets: ReadonlyArray<Target | Named>,
+  taken: Iterable<string> = []
+): Effect.Effect<Array<Named>, ConfigError> =>
+  Effect.suspend(() => {
+    const used = new Set(taken)
+    for (const entry of targets) {
+      if (!isNamed(entry)) continue
+      if (typeof entry.name !== "string" || entry.name === "") {
+        return Effect.fail(new ConfigError({ message: "a named target's name must be a non-empty string" }))
+      }
+      if (used.has(entry.name)) {
+        return Effect.fail(new ConfigError({ message: `two servers are named "${entry.name}"` }))
+      }
+      used.add(entry.name)
+    }
+    return Effect.succeed(targets.map((entry) => {
+      if (isNamed(entry)) return entry
+      const base = defaultName(entry)
+      let name = base
+      for (let n = 2; used.has(name); n++) name = `${base}-${n}`
+      used.add(name)
+      return { name, target: entry }
+    }))
+  })
 
 /**
  * What a target's server configuration needs from the platform.
@@ -179,7 +249,7 @@ export const toConfig = (
         return Effect.fail(new ConfigError({ message: "empty command line" }))
       }
       return Effect.succeed(Stdio.config({
-        name: options.name ?? baseName(command),
+        name: options.name ?? TargetName.fromArgv(detected.argv),
         command,
         args,
         env: options.env,

@@ -66,6 +66,18 @@ describe("deprecation warnings at the moment of configuration", () => {
       assert.deepStrictEqual(features(set), ["logging"])
     }))
 
+  it.effect("setLogLevel against a legacy server does not warn (logging/setLevel is not deprecated there)", () =>
+    Effect.gen(function*() {
+      const lines = yield* warnings(Effect.scoped(Effect.gen(function*() {
+        const server = yield* FakeServer.make({ ...Scenarios.demo, logging: true })
+        const c = yield* McpClient.make({ servers: [server.config()] })
+        yield* c.setLogLevel("info")
+        const sent = yield* server.requests("logging/setLevel")
+        assert.deepStrictEqual(sent.map((r) => r.params), [{ level: "info" }])
+      })))
+      assert.deepStrictEqual(lines, [])
+    }))
+
   it.effect("setRoots on a 2026-07-28 client without roots warns when it declares them", () =>
     Effect.gen(function*() {
       const lines = yield* warnings(Effect.scoped(Effect.gen(function*() {

@@ -230,9 +230,55 @@ describe("McpConfig errors", () => {
         "server \"s\": envFile is not supported: its variables are not loaded (use \"env\")"
       ])
     }))
+
+  it.effect("a field close to one the entry reads is named, with the one meant: a problem, not a warning", () =>
+    Effect.gen(function*() {
+      const document = {
+        mcpServers: {
+          a: { comand: "node", args: ["server.js"] },
+          b: { command: "node", evn: { TOKEN: "t" }, Disabled: true },
+          c: { url: "https://x.example.com/mcp", header: { Authorization: "Bearer t" }, read_timeout: 5 },
+          d: { uri: "https://x.example.com/mcp" }
+        }
+      }
+      assert.deepStrictEqual(yield* failure(McpConfig.decode(document)), [
+        "server \"a\": comand: unknown field (did you mean \"command\"?)",
+        "server \"b\": evn: unknown field (did you mean \"env\"?)",
+        "server \"b\": Disabled: unknown field (did you mean \"disabled\"?)",
+        "server \"c\": header: unknown field (did you mean \"headers\"?)",
+        "server \"c\": read_timeout: unknown field (did you mean \"readTimeout\"?)",
+        "server \"d\": uri: unknown field (did you mean \"url\"?)"
+      ])
+      // Far from every field we read (or another host's): a warning naming it, as before.
+      const { warnings } = yield* run(McpConfig.decode({ mcpServers: { s: { command: "node", tags: ["x"] } } }))
+      assert.deepStrictEqual(warnings, ["server \"s\": ignoring unknown field \"tags\""])
+    }))
+
+  it.effect("an empty server list is a warning", () =>
+    Effect.gen(function*() {
+      const { result, warnings } = yield* run(McpConfig.decode({ mcpServers: {} }))
+      assert.deepStrictEqual([result, warnings], [[], ["\"mcpServers\" is empty: there is no server to connect"]])
+    }))
 })
 
 describe("McpConfig lookup", () => {
+  it.effect("a missing bare word names the host it is close to", () =>
+    Effect.gen(function*() {
+      const missing = (value: string) =>
+        Effect.map(
+          Effect.flip(Effect.flatMap(McpConfig.resolve(value), McpConfig.read).pipe(Effect.provide(fileSystem({})))),
+          (error) => error.message
+        )
+      assert.strictEqual(yield* missing("claud"), "claud: no such file (did you mean claude?)")
+      assert.strictEqual(yield* missing("VSCode"), "VSCode: no such file (did you mean vscode?)")
+      assert.strictEqual(yield* missing("claude_code"), "claude_code: no such file (did you mean claude-code?)")
+      assert.strictEqual(
+        yield* missing("servers"),
+        "servers: no such file (nor a host: claude, claude-code, cursor, vscode, windsurf)"
+      )
+      assert.strictEqual(yield* missing("./claud.json"), "./claud.json: no such file")
+    }))
+
   const environment = (platform: string): McpConfig.HostEnvironment => ({
     platform,
     home: platform === "win32" ? "C:\\Users\\ada" : platform === "darwin" ? "/Users/ada" : "/home/ada",

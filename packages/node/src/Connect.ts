@@ -42,7 +42,11 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Forces a transport instead of detecting one from the target. */
   readonly transport?: Target.TargetOptions["transport"]
-  /** Server name (single target only); defaults to the command's base name. */
+  /**
+   * Server name (single target only; in a list, give `{ name, target }`); defaults to
+   * `Target.defaultName`: what the command runs (`server-everything` for
+   * `npx -y @modelcontextprotocol/server-everything`), or the URL's host.
+   */
   readonly name?: string | undefined
   readonly env?: Record<string, string> | undefined
   readonly cwd?: string | undefined
@@ -342,15 +346,18 @@ export interface Client {
 export const configsFor = internalConfigs.configsFor
 
 /**
- * Connects to one server or several and resolves once every one of them is connected. A target
- * that names a URL of another scheme than http(s) (`ftp://…`, `ws://…`, `htps://…`) or a
- * malformed http(s) URL rejects with `ConfigError` before anything is started or sent.
+ * Connects to one server or several and resolves once every one of them is connected. A list
+ * may name its servers (`[{ name: "files", target: "npx -y @modelcontextprotocol/server-filesystem ." }]`);
+ * unnamed ones are named by `Target.defaultName`, with a suffix when two are equal
+ * (`server-everything`, `server-everything-2`). A target
+   * that names a URL of another scheme than http(s) (`ftp://…`, `ws://…`, `htps://…`) or a
+   * malformed http(s) URL rejects with `ConfigError` before anything is started or sent.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const connect = async (
-  targets: Target.Target | ReadonlyArray<Target.Target>,
+  targets: Target.Target | Target.Named | ReadonlyArray<Target.Target | Target.Named>,
   options: ConnectOptions = {}
 ): Promise<Client> => internalClient.open(await internalRun.run(configsFor(targets, options)), options)
 

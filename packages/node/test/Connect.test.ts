@@ -101,6 +101,20 @@ describe("connect (Promise facade)", () => {
     }
   })
 
+  it("names servers after what they run, or as a { name, target } says", async () => {
+    const client = await connect([{ name: "mine", target: commandLine }, commandLine, `stdio://${commandLine}`])
+    try {
+      assert.deepStrictEqual(client.servers.map((s) => s.name), ["mine", "fake-server", "fake-server-2"])
+      assert.strictEqual((await client.callTool("echo", { message: "hi" }, { server: "mine" })).isError, undefined)
+    } finally {
+      await client.close()
+    }
+    const twice = await connect([{ name: "a", target: commandLine }, { name: "a", target: commandLine }])
+      .catch((e: unknown) => e)
+    assert.instanceOf(twice, ConfigError)
+    assert.strictEqual((twice as ConfigError).message, "two servers are named \"a\"")
+  })
+
   it("rejects an unreachable server with ConnectionError and a bad target with ConfigError", async () => {
     const unreachable = await connect("http://127.0.0.1:1/mcp", { retries: 0 }).catch((e: unknown) => e)
     assert.instanceOf(unreachable, ConnectionError)

@@ -141,10 +141,35 @@ export const content = (block: McpSchema.ContentBlock): string => {
   }
 }
 
-/** @internal */
+/** The same JSON value whatever the order of its keys. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+      : v)
+
+/** Whether a text block is the structured content serialized, as the spec asks tools to add. */
+const restates = (block: McpSchema.ContentBlock, structured: unknown): boolean => {
+  if (block.type !== "text") return false
+  try {
+    return canonical(JSON.parse(block.text)) === canonical(structured)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A tool result as text: its content blocks, then its structured content unless a text block
+ * already says it (a tool returning structured content usually serializes it into one).
+ *
+ * @internal
+ */
 export const callResult = (result: McpSchema.CallToolResult): string => {
   const lines = result.content.map(content)
-  if (result.structuredContent !== undefined) lines.push(`structuredContent: ${json(result.structuredContent)}`)
+  const structured = result.structuredContent
+  if (structured !== undefined && !result.content.some((block) => restates(block, structured))) {
+    lines.push(`structuredContent: ${json(structured)}`)
+  }
   if (result.isError === true) lines.push("(the tool reported an error: isError)")
   return lines.length === 0 ? "(no content)" : lines.join("\n")
 }

@@ -17,7 +17,7 @@ interface Page {
 }
 
 const common: ReadonlyArray<readonly [string, string]> = [
-  ["-t, --target TARGET", "a URL, a command line, or stdio://command args (repeatable)"],
+  ["-t, --target TARGET", "a URL, a command line, or stdio://command args; NAME=TARGET names it (repeatable)"],
   ["-c, --config FILE|HOST", "a configuration file, or a host's: claude, claude-code, cursor, vscode, windsurf"],
   ["-s, --server NAME", "use only the server of this name"],
   ["--json", "print one JSON document on stdout (logs and errors stay on stderr)"],

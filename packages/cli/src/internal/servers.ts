@@ -63,42 +63,58 @@ const redact = (url: string): string => {
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
 }
 
-const uniqueName = (base: string, taken: Set<string>): string => {
-  if (!taken.has(base)) return base
-  let n = 2
-  while (taken.has(`${base}-${n}`)) n++
-  return `${base}-${n}`
+/**
+ * `--target NAME=TARGET`: a word of letters, digits, `.`, `_` and `-` before the first `=`
+ * names the server. A URL (`:` before any `=`) or a command line (a space before it) never
+ * starts so; `stdio://A=B …` runs a program whose name holds a `=`.
+ *
+ * @internal
+ */
+export const parseTarget = (word: string): Target.Named | string => {
+  const named = /^([\w.-]+)=(.*)$/s.exec(word)
+  return named === null ? word : { name: named[1]!, target: named[2]! }
 }
 
-const targetServer = (target: string, oauth: OAuthOptions | undefined, taken: Set<string>) =>
+const targetServer = (target: Target.Named, oauth: OAuthOptions | undefined) =>
   Effect.gen(function*() {
-    const detected = yield* Target.parse(target)
+    const detected = yield* Target.parse(target.target)
     const auth = oauth === undefined || detected.transport === "stdio"
       ? undefined
       : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })
-    const named = yield* Target.toConfig(target, { auth })
-    const name = uniqueName(named.name, taken)
-    taken.add(name)
-    const config = name === named.name ? named : yield* Target.toConfig(target, { name, auth })
+    const config = yield* Target.toConfig(target.target, { name: target.name, auth })
     const where = detected.transport === "stdio" ? detected.argv.join(" ") : redact(detected.url)
-    return { name, kind: config.kind, where, config, disabled: false } satisfies Server
+    return { name: target.name, kind: config.kind, where, config, disabled: false } satisfies Server
+  })
+
+/** The targets with their names; a name given twice is a usage error. */
+const named = (words: ReadonlyArray<string>, taken: Iterable<string>) =>
+  Effect.gen(function*() {
+    const parsed = words.map(parseTarget)
+    for (const target of parsed) {
+      if (typeof target !== "string" && target.target === "") {
+        return yield* new UsageError({ message: `--target ${target.name}=: the target is missing` })
+      }
+    }
+    return yield* Effect.mapError(Target.nameAll(parsed, taken), (error) => new UsageError({ message: error.message }))
   })
 
 /**
- * Server configurations for targets (names made unique: `node`, `node-2`, …).
+ * Server configurations for targets (`NAME=TARGET` names one; other names are derived and made
+ * unique: `server-everything`, `server-everything-2`, …).
  *
  * @internal
  */
 export const fromTargets = (
   targets: ReadonlyArray<string>,
   oauth: OAuthOptions | undefined,
-  taken: Set<string> = new Set()
+  taken: Iterable<string> = []
 ): Effect.Effect<ReadonlyArray<Server>, McpError.ConfigError | UsageError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    if (oauth !== undefined && !targets.some((target) => Target.detect(target).transport !== "stdio")) {
+    const list = yield* named(targets, taken)
+    if (oauth !== undefined && !list.some((t) => Target.detect(t.target).transport !== "stdio")) {
       return yield* new UsageError({ message: "--oauth applies to URL targets (--target https://…)" })
     }
-    return yield* Effect.forEach(targets, (target) => targetServer(target, oauth, taken))
+    return yield* Effect.forEach(list, (target) => targetServer(target, oauth))
   })
 
 const entryServer = (path: string) => (entry: McpConfig.Entry) =>
@@ -149,8 +165,7 @@ export const resolve = (
   Effect.gen(function*() {
     const file = Option.getOrUndefined(yield* configFile(selection))
     const configured = file === undefined ? [] : yield* fromFile(file)
-    const taken = new Set(configured.map((server) => server.name))
-    const targeted = yield* fromTargets(selection.targets, selection.oauth, taken)
+    const targeted = yield* fromTargets(selection.targets, selection.oauth, configured.map((server) => server.name))
     if (file === undefined && targeted.length === 0) return yield* demoServers
     return { servers: [...configured, ...targeted], file, demo: false }
   })

@@ -329,7 +329,59 @@ const urlFieldOf = (r: Reader): string | undefined => {
   return present[0]
 }
 
-/** Fields of the other kind of entry are mistakes; fields nobody knows are only warned about. */
+const KNOWN_FIELDS: ReadonlyArray<string> = [...STDIO_FIELDS, ...HTTP_FIELDS, ...COMMON_FIELDS]
+
+/** The edit distance of two words, a swap of neighbours counting as one edit (`evn` → `env`). */
+const distance = (a: string, b: string): number => {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i]!
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1)
+      }
+    }
+  }
+  return rows[a.length]![b.length]!
+}
+
+const folded = (field: string) => field.toLowerCase().replace(/[-_]/g, "")
+
+/**
+ * The word among `known` that `word` misspells, if one is close: the same letters in another
+ * case or with `_`/`-` (`read_timeout`), or one edit away (two for words of more than four
+ * letters: `comand`, `evn`, `header`).
+ *
+ * @internal
+ */
+export const misspelled = (word: string, known: ReadonlyArray<string>): string | undefined => {
+  if (known.includes(word)) return undefined
+  let best: { readonly word: string; readonly distance: number } | undefined
+  for (const candidate of known) {
+    const d = distance(folded(word), folded(candidate))
+    if (d <= (candidate.length > 4 ? 2 : 1) && (best === undefined || d < best.distance)) {
+      best = { word: candidate, distance: d }
+    }
+  }
+  return best?.word
+}
+
+/** A field close to one we read is a mistake that would silently change the entry: a problem. */
+const checkSpelling = (r: Reader): void => {
+  for (const field of Object.keys(r.raw)) {
+    if (IGNORED_FIELDS.has(field)) continue
+    const meant = misspelled(field, KNOWN_FIELDS)
+    if (meant !== undefined) r.problem(field, `unknown field (did you mean "${meant}"?)`)
+  }
+}
+
+/**
+ * Fields of the other kind of entry are mistakes; fields nobody knows are only warned about
+ * (hosts add their own); misspelt ones were reported by `checkSpelling`.
+ */
 const checkFields = (r: Reader, type: Entry["type"], warn: (message: string) => void): void => {
   for (const field of Object.keys(r.raw)) {
     if (COMMON_FIELDS.has(field) || IGNORED_FIELDS.has(field)) continue
@@ -343,7 +395,7 @@ const checkFields = (r: Reader, type: Entry["type"], warn: (message: string) => 
       r.problem(field, "applies to HTTP entries only")
     } else if (field === "envFile") {
       warn("envFile is not supported: its variables are not loaded (use \"env\")")
-    } else {
+    } else if (misspelled(field, KNOWN_FIELDS) === undefined) {
       warn(`ignoring unknown field "${field}"`)
     }
   }
@@ -490,6 +542,7 @@ const serversOf = (
   if (container.inputs !== undefined) {
     warnings.push("\"inputs\" (VS Code prompts) are ignored: an entry using ${input:…} fails")
   }
+  if (Object.keys(servers).length === 0) warnings.push(`"${key}" is empty: there is no server to connect`)
   return Object.entries(servers)
 }
 
@@ -515,7 +568,10 @@ const decodeEntry = (
     },
     problems: () => count
   }
+  checkSpelling(reader)
   const urlField = urlFieldOf(reader)
+  // A misspelt "command" or "url" was named already: "expected command or url" would add nothing.
+  if (count > 0 && raw.command === undefined && urlField === undefined) return undefined
   const type = typeOf(reader, urlField)
   if (type === undefined) return undefined
   checkFields(reader, type, (message) => warnings.push(`${where}: ${message}`))

@@ -111,13 +111,17 @@ export const make = (core: Needs): Methods => {
         if (s.negotiated.capabilities.logging === undefined) {
           return Effect.fail(new CapabilityError({ server, capability: "logging", method: "logging/setLevel" }))
         }
-        // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta.
-        const set = s.negotiated.era === "modern"
-          ? Effect.sync(() => {
+        // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta, and only
+        // there is logging deprecated.
+        if (s.negotiated.era === "legacy") {
+          return Effect.asVoid(core.send("logging/setLevel", { level }, requestOptions))
+        }
+        return Effect.zipRight(
+          Deprecations.warnOnce("logging"),
+          Effect.sync(() => {
             core.logLevel.current = level
           })
-          : Effect.asVoid(core.send("logging/setLevel", { level }, requestOptions))
-        return Effect.zipRight(Deprecations.warnOnce("logging"), set)
+        )
       }),
     notifyRootsChanged: Effect.suspend(() => {
       const s = core.live()

@@ -12,36 +12,31 @@ import * as LazyOAuth from "../lazyOAuth.js"
 
 /** The server configurations for one target or a list of them. */
 export const configsFor = (
-  targets: Target.Target | ReadonlyArray<Target.Target>,
+  targets: Target.Target | Target.Named | ReadonlyArray<Target.Target | Target.Named>,
   options: ConnectOptions = {}
 ) => {
-  const list: ReadonlyArray<Target.Target> = typeof targets !== "string" && Target.isTargetList(targets)
-    ? targets as ReadonlyArray<Target.Target>
-    : [targets as Target.Target]
+  const list: ReadonlyArray<Target.Target | Target.Named> =
+    typeof targets !== "string" && !Target.isNamed(targets) && Target.isTargetList(targets)
+      ? targets
+      : [targets as Target.Target | Target.Named]
   if (list.length > 1 && options.name !== undefined) {
     return Effect.fail(new ConfigError({ message: "name applies to a single target only" }))
   }
-  if (options.protocol === "modern" && list.some((target) => detectsSse(target, options))) {
+  const unnamed = list.map((entry) => Target.isNamed(entry) ? entry.target : entry)
+  if (options.protocol === "modern" && unnamed.some((target) => detectsSse(target, options))) {
     return Effect.fail(
       new ConfigError({
         message: "protocol: \"modern\" cannot be used with the HTTP+SSE transport, which is legacy only"
       })
     )
   }
-  const taken = new Map<string, number>()
-  return Effect.forEach(list, (target) =>
-    Effect.map(
+  const given = options.name === undefined ? list : [{ name: options.name, target: unnamed[0]! }]
+  return Effect.flatMap(Target.nameAll(given), (named) =>
+    Effect.forEach(named, ({ name, target }) =>
       Effect.flatMap(
         authFor(target, options),
-        (auth) => Target.toConfig(target, auth === undefined ? options : { ...options, auth })
-      ),
-      (config) => {
-        // Names derived from targets are made unique: `node`, `node-2`, …
-        const seen = (taken.get(config.name) ?? 0) + 1
-        taken.set(config.name, seen)
-        return seen === 1 ? config : { ...config, name: `${config.name}-${seen}` }
-      }
-    ))
+        (auth) => Target.toConfig(target, auth === undefined ? { ...options, name } : { ...options, name, auth })
+      )))
 }
 
 /** The OAuth of a URL target when `oauth` is set. */
