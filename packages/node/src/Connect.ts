@@ -350,8 +350,8 @@ export const configsFor = internalConfigs.configsFor
  * may name its servers (`[{ name: "files", target: "npx -y @modelcontextprotocol/server-filesystem ." }]`);
  * unnamed ones are named by `Target.defaultName`, with a suffix when two are equal
  * (`server-everything`, `server-everything-2`). A target
-   * that names a URL of another scheme than http(s) (`ftp://…`, `ws://…`, `htps://…`) or a
-   * malformed http(s) URL rejects with `ConfigError` before anything is started or sent.
+ * that names a URL of another scheme than http(s) (`ftp://…`, `ws://…`, `htps://…`) or a
+ * malformed http(s) URL rejects with `ConfigError` before anything is started or sent.
  *
  * @since 0.1.0
  * @category constructors
