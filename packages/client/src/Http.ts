@@ -6,6 +6,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
+import * as EraCache from "./EraCache.js"
 import * as internal from "./internal/http/bodyReader.js"
 import type * as Http from "./internal/http/http.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -45,7 +46,8 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
     name: options.name ?? StreamableHttp.defaultName(url),
     kind: "http",
     transport: StreamableHttp.transport({ ...options, url, getStream: false }, "plain"),
-    readTimeout: options.readTimeout
+    readTimeout: options.readTimeout,
+    eraCacheKey: EraCache.urlKey(url)
   }
 }
 

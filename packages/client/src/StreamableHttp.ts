@@ -16,6 +16,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as EraCache from "./EraCache.js"
 import type * as Http from "./internal/http/http.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { TransportFactory } from "./Transport.js"
@@ -78,5 +79,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   transport: transport(options),
   readTimeout: options.readTimeout,
   protocol: options.protocol,
-  discoverTimeout: options.discoverTimeout
+  discoverTimeout: options.discoverTimeout,
+  eraCacheKey: EraCache.urlKey(options.url)
 })
