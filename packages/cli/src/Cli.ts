@@ -20,10 +20,12 @@ import * as Options from "@effect/cli/Options"
 import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as ConnectionState from "@mcp-effect/client/ConnectionState"
+import * as EraCache from "@mcp-effect/client/EraCache"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type * as Target from "@mcp-effect/client/Target"
+import * as NodeEraCache from "@mcp-effect/node/NodeEraCache"
 import type * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -109,6 +111,8 @@ export interface CommonOptions {
   readonly oauth: boolean
   readonly oauthStorage: Option.Option<string>
   readonly noBrowser: boolean
+  /** `--no-era-cache`: probe each server's era on every connect instead of remembering it. */
+  readonly noEraCache: boolean
 }
 
 /**
@@ -141,7 +145,8 @@ const common = {
   verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("debug lines on stderr")),
   oauth: Options.boolean("oauth").pipe(Options.withDescription("sign in with OAuth when a URL target asks")),
   oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
-  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only"))
+  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only")),
+  noEraCache: Options.boolean("no-era-cache").pipe(Options.withDescription("probe each server's era on every connect"))
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -214,7 +219,8 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   verbose: parent.verbose || own.verbose,
   oauth: parent.oauth || own.oauth,
   oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
-  noBrowser: parent.noBrowser || own.noBrowser
+  noBrowser: parent.noBrowser || own.noBrowser,
+  noEraCache: parent.noEraCache || own.noEraCache
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -243,7 +249,11 @@ const resolved = <A, E, R>(
     })
     session.diagnostics.setServers(servers.servers)
     if (lookup) yield* Servers.noteDemo(servers)
-    return yield* body(servers, session)
+    const run = body(servers, session)
+    // The era of each server is remembered beside the OAuth tokens (`protocol: "auto"` probes once).
+    return yield* options.noEraCache
+      ? run
+      : Effect.provideService(run, EraCache.EraCache, NodeEraCache.make(NodeEraCache.defaultPath()))
   })
 
 /** Connects the servers a command needs: `--server`'s, `server.`'s of `toolWord`, or all. */

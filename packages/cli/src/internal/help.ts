@@ -26,6 +26,7 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--oauth", "sign in with OAuth when a URL target asks for it (browser flow)"],
   ["--oauth-storage FILE", "with --oauth: the token file (default: mcp-effect/oauth.json in your config dir)"],
   ["--no-browser", "with --oauth: print the authorization URL instead of opening it"],
+  ["--no-era-cache", "probe each server's protocol era on every connect (default: remembered in mcp-effect/era.json)"],
   ["-h, --help", "this text"]
 ]
 
