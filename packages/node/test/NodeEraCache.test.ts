@@ -4,9 +4,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as EraCache from "@mcp-effect/client/EraCache"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import * as Stdio from "@mcp-effect/client/Stdio"
 import { connect } from "@mcp-effect/node/Connect"
 import * as NodeEraCache from "@mcp-effect/node/NodeEraCache"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -109,5 +113,22 @@ describe("connect() with the era cache", () => {
         if (previous === undefined) delete process.env.XDG_CONFIG_HOME
         else process.env.XDG_CONFIG_HOME = previous
       }
+    }))
+})
+
+describe("the Effect API with NodeEraCache.layer", () => {
+  it.scopedLive("NodeMcpClient.layer provided with the file layer remembers the era in that file", () =>
+    Effect.gen(function*() {
+      const file = Path.join(yield* tempDir, "era.json")
+      const [command, ...args] = silentLegacy
+      const config = Stdio.config({ name: "silent", command: command!, args })
+      const client = NodeMcpClient.layer({ servers: [config], discoverTimeout: "1 second" }).pipe(
+        Layer.provide(NodeEraCache.layer(file))
+      )
+      const era = yield* Effect.map(McpClient.McpClient, (c) => c.servers[0]!.negotiated()!.era).pipe(
+        Effect.provide(client)
+      )
+      assert.strictEqual(era, "legacy")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(config.eraCacheKey!), "legacy")
     }))
 })
