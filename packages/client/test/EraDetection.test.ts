@@ -5,6 +5,7 @@ import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
@@ -109,7 +110,11 @@ describe("era detection: a late server/discover answer", () => {
 })
 
 /** The fake over stdio (no process), through `cache`. */
-const stdioWith = (server: FakeServer.FakeServer, cache: EraCache.Service, discoverTimeout = "2 seconds") =>
+const stdioWith = (
+  server: FakeServer.FakeServer,
+  cache: EraCache.Service,
+  discoverTimeout: Duration.DurationInput = "2 seconds"
+) =>
   Effect.gen(function*() {
     const fiber = yield* Effect.fork(
       ServerConnection.make(Stdio.config({ name: "fake", command: "fake-server" }), options({ discoverTimeout })).pipe(
