@@ -32,8 +32,12 @@ const MAX_ENTRIES = 1_000
 
 type Entries = Record<string, EraCache.Entry>
 
-// Loaded with the first use: importing the facade reads no file and loads no hash.
-const modules = Effect.promise(() => Promise.all([import("node:fs/promises"), import("node:crypto")]))
+// Loaded when a cache is made, not when this module is: importing the facade loads neither, and
+// a connect's server process starts while they load.
+const importModules = () => Promise.all([import("node:fs/promises"), import("node:crypto")])
+let loading: ReturnType<typeof importModules> | undefined
+const load = () => loading ??= importModules()
+const modules = Effect.promise(load)
 
 let temporaries = 0
 
@@ -45,6 +49,7 @@ let temporaries = 0
  */
 export const make = (file: string, options: EraCache.Options = {}): EraCache.Service => {
   const maxAgeMs = Duration.toMillis(Duration.decode(options.maxAge ?? EraCache.DEFAULT_MAX_AGE))
+  void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
   const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) =>
