@@ -14,6 +14,8 @@
  * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS; the same over Streamable
  *   HTTP (`blob-server.ts`, JSON and SSE replies) with client CPU;
  * - stdio connect → first `tools/list`;
+ * - `protocol: "auto"` against a legacy stdio server silent on `server/discover`: the first connect,
+ *   one with the era remembered (`era-cache.ts`) and a legacy connect;
  * - P7, memory per idle connection: 200 Streamable HTTP connections to one local server, and 50
  *   stdio children (200 node children is too heavy for this bench on 2 cores), RSS and heap per
  *   connection;
@@ -36,13 +38,13 @@
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
  *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), stdio-steady (-2026), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
- *     stdio-connect, idle (idle-http, idle-stdio), first-contact, validation),
+ *     stdio-connect, idle (idle-http, idle-stdio), era-cache, first-contact, validation),
  *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
  *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
  *     contact: 100 calls), 1 round.
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
  *     one fresh process of the first-contact benchmark; prints one JSON line.
- *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle
+ *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle|era-cache
  *       --client ours|ours-promise|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left

@@ -307,6 +307,32 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         "probe runs on a second, earlier server process: its total includes that one's start-up too)"
       ]
     },
+    {
+      id: "era-cache",
+      title: "stdio connect, protocol auto, legacy server silent on server/discover: the era remembered (facade)",
+      worker: "era-cache",
+      // Spawning a node process dominates a connect and varies by ±200 ms on a busy machine:
+      // ten pairs per round keep the median of the differences near the cache's own cost.
+      params: { connects: quick ? 2 : 10 },
+      clients: ["ours-promise"],
+      rounds: rounds(2),
+      columns: [
+        { header: "1st auto ms", key: "firstConnectMs", digits: 0 },
+        { header: "remembered ms", key: "rememberedConnectMs", digits: 0 },
+        { header: "legacy ms", key: "legacyConnectMs", digits: 0 },
+        { header: "remembered−legacy", key: "rememberedOverLegacyMs", digits: 1 }
+      ],
+      ratios: [],
+      targets: [
+        { label: "auto, era remembered ≤ legacy + 50 ms", key: "rememberedOverLegacyMs", max: 50, unit: "ms" }
+      ],
+      notes: [
+        "connect() to the fake server with a scripted silence on server/discover (default discoverTimeout, 5 s),",
+        "spawn → connected: 1st auto = an empty era file (the probe times out, then initialize); remembered =",
+        "auto with the era in that file (initialize at once); legacy = protocol: \"legacy\", no era file;",
+        "medians of the connects after one warm-up; remembered−legacy = median of the differences paired per connect"
+      ]
+    },
     FirstContact.spec({ quick, rounds: rounds(5) })
   ]
 }

@@ -23,11 +23,12 @@ import {
   startHttpServer,
   within
 } from "./common.js"
+import * as EraCacheRow from "./era-cache.js"
 import type { Session } from "./peers.js"
 import { open, preload } from "./peers.js"
 
 /** @since 0.1.0 */
-export const workerNames = ["stdio-echo", "http", "stdio-large", "stdio-connect", "idle"] as const
+export const workerNames = ["stdio-echo", "http", "stdio-large", "stdio-connect", "idle", "era-cache"] as const
 
 /** @since 0.1.0 */
 export type WorkerName = typeof workerNames[number]
@@ -345,6 +346,8 @@ export const runWorker = async (worker: WorkerName, client: ClientName, params: 
         return await stdioConnect(client, params)
       case "idle":
         return await idle(client, params)
+      case "era-cache":
+        return await EraCacheRow.run(params)
     }
   } catch (error) {
     return { ok: false, error: errorMessage(error) }

@@ -20,10 +20,12 @@ import * as Options from "@effect/cli/Options"
 import type * as ValidationError from "@effect/cli/ValidationError"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as ConnectionState from "@mcp-effect/client/ConnectionState"
+import * as EraCache from "@mcp-effect/client/EraCache"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type * as Target from "@mcp-effect/client/Target"
+import * as NodeEraCache from "@mcp-effect/node/NodeEraCache"
 import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
 import type * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -112,6 +114,8 @@ export interface CommonOptions {
   readonly noBrowser: boolean
   /** `--proxy URL|none`: overrides `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`. */
   readonly proxy: Option.Option<string>
+  /** `--no-era-cache`: probe each server's era on every connect instead of remembering it. */
+  readonly noEraCache: boolean
 }
 
 /**
@@ -145,7 +149,8 @@ const common = {
   oauth: Options.boolean("oauth").pipe(Options.withDescription("sign in with OAuth when a URL target asks")),
   oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
   noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only")),
-  proxy: Options.text("proxy").pipe(Options.withDescription("an HTTP proxy URL, or none"), Options.optional)
+  proxy: Options.text("proxy").pipe(Options.withDescription("an HTTP proxy URL, or none"), Options.optional),
+  noEraCache: Options.boolean("no-era-cache").pipe(Options.withDescription("probe each server's era on every connect"))
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -220,7 +225,8 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   oauth: parent.oauth || own.oauth,
   oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
   noBrowser: parent.noBrowser || own.noBrowser,
-  proxy: Option.orElse(own.proxy, () => parent.proxy)
+  proxy: Option.orElse(own.proxy, () => parent.proxy),
+  noEraCache: parent.noEraCache || own.noEraCache
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -258,7 +264,11 @@ const resolved = <A, E, R>(
       })
       session.diagnostics.setServers(servers.servers)
       if (lookup) yield* Servers.noteDemo(servers)
-      return yield* body(servers, session)
+      const run = body(servers, session)
+      // The era of each server is remembered beside the OAuth tokens (`protocol: "auto"` probes once).
+      return yield* options.noEraCache
+        ? run
+        : Effect.provideService(run, EraCache.EraCache, NodeEraCache.make(NodeEraCache.defaultPath()))
     })
   )
 

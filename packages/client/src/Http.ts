@@ -6,6 +6,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
+import * as EraCache from "./EraCache.js"
 import * as internal from "./internal/http/bodyReader.js"
 import type * as Http from "./internal/http/http.js"
 import { httpUrlError } from "./internal/url.js"
@@ -52,7 +53,8 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
     kind: "http",
     transport: StreamableHttp.transport({ ...options, url, getStream: false }, "plain"),
     readTimeout: options.readTimeout,
-    configError: baseError ?? httpUrlError(url)
+    configError: baseError ?? httpUrlError(url),
+    eraCacheKey: EraCache.urlKey(url)
   }
 }
 

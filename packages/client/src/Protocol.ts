@@ -206,10 +206,34 @@ const answerOf = (error: RequestError): string => {
 }
 
 /**
+ * Whether an answer to `initialize` is a refusal only a 2026-07-28 server gives: a modern error
+ * (`-32020`, `-32021`, or `-32022` naming 2026-07-28), where a legacy server would have
+ * answered with a revision of its own.
+ *
+ * @since 0.2.0
+ * @category eras
+ */
+export const refusedAsModern = (error: ConnectError): error is ServerError => {
+  if (error._tag !== "ServerError") return false
+  const typed = modernError(error)
+  return typed._tag === "UnsupportedProtocolVersionError"
+    ? typed.supported.includes(MODERN_PROTOCOL_VERSION)
+    : typed._tag !== "ServerError"
+}
+
+// What to do when a probe finds no 2026-07-28 server: `reason` says what the server answered
+// (server text escaped), `supported` what it named.
+type OnLegacy = (reason: string, supported?: ReadonlyArray<string>) => Effect.Effect<Negotiated, ConnectError>
+
+/**
  * Probes with `server/discover` (DIGEST §3): a `DiscoverResult` or a recognised modern error
  * means modern (`-32022` is retried once with a version from `data.supported`); anything else —
  * another error, an HTTP 400 that is not a modern error, `-32601`, silence — means legacy, and
- * `initialize` follows on the same connection. Never keyed to one error code.
+ * `initialize` follows on the same connection. Never keyed to one error code. An `initialize`
+ * refused as only a 2026-07-28 server refuses it (its `server/discover` answer came after the
+ * timeout) is followed by one more probe, bounded by `timeoutMs`, which decides: modern, or
+ * an `UnsupportedProtocolVersionError`. `remembered: "legacy"` (an `EraCache`'s) skips the
+ * first probe.
  *
  * @since 0.1.0
  * @category eras
@@ -218,38 +242,27 @@ export const detect = (
   server: string,
   peer: RpcPeer,
   identity: ClientIdentity,
-  options: { readonly mode: ProtocolMode; readonly discoverTimeoutMs: number; readonly timeoutMs: number }
+  options: {
+    readonly mode: ProtocolMode
+    readonly discoverTimeoutMs: number
+    readonly timeoutMs: number
+    readonly remembered?: "modern" | "legacy" | undefined
+  }
 ): Effect.Effect<Negotiated, ConnectError> => {
   if (options.mode === "legacy") return legacy.open(server, peer, identity, options.timeoutMs)
-  // `reason` says what the server answered (server text escaped), `supported` what it named.
-  const fallBack = (reason: string, supported: ReadonlyArray<string> = []): Effect.Effect<Negotiated, ConnectError> =>
-    options.mode === "modern"
-      ? Effect.fail(
-        new UnsupportedProtocolVersionError({
-          server,
-          requested: MODERN_PROTOCOL_VERSION,
-          supported,
-          answered: `server/discover was answered with ${reason}`,
-          offered: [MODERN_PROTOCOL_VERSION]
-        })
-      )
-      : Effect.zipRight(
-        Effect.logDebug(`${server}: not a 2026-07-28 server (${reason}); using initialize`),
-        legacy.open(server, peer, identity, options.timeoutMs)
-      )
-  const probe = (retried: boolean): Effect.Effect<Negotiated, ConnectError> =>
+  const probe = (timeoutMs: number, onLegacy: OnLegacy, retried = false): Effect.Effect<Negotiated, ConnectError> =>
     peer.request("server/discover", { _meta: requestMeta(identity, MODERN_PROTOCOL_VERSION) }, {
-      timeoutMs: options.discoverTimeoutMs,
+      timeoutMs,
       hints: { modern: true, headers: modernHeaders("server/discover") }
     }).pipe(
       Effect.matchEffect({
         onSuccess: (result): Effect.Effect<Negotiated, ConnectError> => {
-          if (!isDiscoverResult(result)) return fallBack("a result that is not a DiscoverResult")
+          if (!isDiscoverResult(result)) return onLegacy("a result that is not a DiscoverResult")
           if (!result.supportedVersions.includes(MODERN_PROTOCOL_VERSION)) {
             return result.supportedVersions.some((v) =>
                 (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v)
               )
-              ? fallBack(
+              ? onLegacy(
                 `supportedVersions ${escapeControl(result.supportedVersions.slice(0, 8).join(", "), 200)}`,
                 result.supportedVersions.slice(0, 32)
               )
@@ -279,26 +292,64 @@ export const detect = (
             error._tag === "ConnectionError" || error._tag === "AuthError" ||
             error._tag === "InsufficientScopeError" || error._tag === "AuthorizationRequiredError"
           ) return Effect.fail(error)
-          if (error._tag !== "ServerError") return fallBack(answerOf(error))
+          if (error._tag !== "ServerError") return onLegacy(answerOf(error))
           const typed = modernError(error)
           if (typed._tag === "UnsupportedProtocolVersionError") {
-            if (typed.supported.includes(MODERN_PROTOCOL_VERSION) && !retried) return probe(true)
+            if (typed.supported.includes(MODERN_PROTOCOL_VERSION) && !retried) return probe(timeoutMs, onLegacy, true)
             if (
               typed.supported.some((v) => (McpSchema.LEGACY_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(v))
             ) {
-              return fallBack(
+              return onLegacy(
                 `error -32022 naming ${escapeControl(typed.supported.slice(0, 8).join(", "), 200)}`,
                 typed.supported
               )
             }
             return Effect.fail(typed)
           }
-          if (typed._tag === "ServerError") return fallBack(answerOf(typed))
+          if (typed._tag === "ServerError") return onLegacy(answerOf(typed))
           return Effect.fail(typed)
         }
       })
     )
-  return probe(false)
+  // The second probe waits as long as any request: the refusal said the server is 2026-07-28,
+  // so no silent legacy server can cost that wait. Whatever it gets, it decides (no loop).
+  const initialize = Effect.catchIf(
+    legacy.open(server, peer, identity, options.timeoutMs),
+    refusedAsModern,
+    (refusal) => {
+      const refused = `initialize was refused with ${answerOf(refusal)}`
+      return Effect.zipRight(
+        Effect.logDebug(`${server}: ${refused}, as only a 2026-07-28 server refuses it; asking server/discover again`),
+        probe(options.timeoutMs, (reason, supported = []) =>
+          Effect.fail(
+            new UnsupportedProtocolVersionError({
+              server,
+              requested: MODERN_PROTOCOL_VERSION,
+              supported,
+              answered: `${refused}, then server/discover with ${reason}`,
+              offered: [MODERN_PROTOCOL_VERSION, McpSchema.LEGACY_PROTOCOL_VERSIONS[0]]
+            })
+          ))
+      )
+    }
+  )
+  if (options.mode === "auto" && options.remembered === "legacy") return initialize
+  return probe(
+    options.discoverTimeoutMs,
+    options.mode === "modern"
+      ? (reason, supported = []) =>
+        Effect.fail(
+          new UnsupportedProtocolVersionError({
+            server,
+            requested: MODERN_PROTOCOL_VERSION,
+            supported,
+            answered: `server/discover was answered with ${reason}`,
+            offered: [MODERN_PROTOCOL_VERSION]
+          })
+        )
+      : (reason) =>
+        Effect.zipRight(Effect.logDebug(`${server}: not a 2026-07-28 server (${reason}); using initialize`), initialize)
+  )
 }
 
 /**

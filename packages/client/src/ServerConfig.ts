@@ -24,6 +24,12 @@ export interface ServerConfig<R = never> {
   readonly protocol?: "auto" | "modern" | "legacy" | undefined
   /** Overrides the client's `discoverTimeout` for this server. */
   readonly discoverTimeout?: Duration.DurationInput | undefined
+  /**
+   * Names the server in an `EraCache` (`protocol: "auto"` only): the normalized command line or
+   * URL (`EraCache.stdioKey`, `EraCache.urlKey`), set by `Stdio.config` and the HTTP configs.
+   * Without it the era is not remembered.
+   */
+  readonly eraCacheKey?: string | undefined
   /** Sends `ping` at this interval while connected. */
   readonly keepAlive?: Duration.DurationInput | undefined
   /**

@@ -13,6 +13,7 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import { ChildProcessSpawner } from "./ChildProcess.js"
+import * as EraCache from "./EraCache.js"
 import * as Limits from "./internal/limits.js"
 import { encodeLine, makeLineDecoder } from "./internal/wire/ndjson.js"
 import { ConnectionError } from "./McpError.js"
@@ -192,5 +193,6 @@ export const config = (options: Options): ServerConfig<ChildProcessSpawner> => (
   transport: transport(options),
   readTimeout: options.readTimeout,
   protocol: options.protocol,
-  discoverTimeout: options.discoverTimeout
+  discoverTimeout: options.discoverTimeout,
+  eraCacheKey: EraCache.stdioKey(options)
 })

@@ -16,6 +16,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as EraCache from "./EraCache.js"
 import type * as Http from "./internal/http/http.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -81,5 +82,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   readTimeout: options.readTimeout,
   protocol: options.protocol,
   discoverTimeout: options.discoverTimeout,
-  configError: httpUrlError(options.url)
+  configError: httpUrlError(options.url),
+  eraCacheKey: EraCache.urlKey(options.url)
 })

@@ -7,6 +7,10 @@ export * as ChildProcess from "./ChildProcess.js"
  */
 export * as ConnectionState from "./ConnectionState.js"
 /**
+ * @since 0.2.0
+ */
+export * as EraCache from "./EraCache.js"
+/**
  * @since 0.1.0
  */
 export * as InMemory from "./InMemory.js"

@@ -64,6 +64,8 @@ const connectOptions = (): ConnectOptions => {
     // The referee starts every scenario at once: on a loaded 2-core machine the era probe
     // needs room (a legacy server answers it at once anyway).
     discoverTimeout: "20 seconds",
+    // Each scenario judges what the client sends: no era remembered from another scenario or run.
+    eraCache: false,
     clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" },
     logLevel: isLogLevel(level) ? level : "Warning"
   }

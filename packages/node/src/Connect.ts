@@ -54,6 +54,13 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
   readonly protocol?: ProtocolMode | undefined
   /** Bound on the `server/discover` probe (default 5 seconds). */
   readonly discoverTimeout?: Duration.DurationInput | undefined
+  /**
+   * Where the era each server spoke is remembered, so that `protocol: "auto"` pays the
+   * `server/discover` probe once per server (a legacy server silent on it costs the whole
+   * `discoverTimeout`) and detects again when the remembered era fails: a file (default
+   * `NodeEraCache.defaultPath()`, beside the OAuth tokens), or `false` to probe on every connect.
+   */
+  readonly eraCache?: string | false | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value or a function called per request). */
   readonly requestMeta?: Record<string, unknown> | (() => Record<string, unknown>) | undefined
   /**

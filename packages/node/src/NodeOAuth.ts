@@ -15,6 +15,7 @@ import * as Runtime from "effect/Runtime"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { configDirectory } from "./internal/configDirectory.js"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
@@ -154,17 +155,7 @@ export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "ope
  * @since 0.1.0
  * @category utils
  */
-export const defaultStoragePath = (): string => {
-  const env = process.env
-  const base = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== ""
-    ? env.XDG_CONFIG_HOME
-    : process.platform === "win32" && env.APPDATA !== undefined
-    ? env.APPDATA
-    : process.platform === "darwin"
-    ? Path.join(Os.homedir(), "Library", "Application Support")
-    : Path.join(Os.homedir(), ".config")
-  return Path.join(base, "mcp-effect", "oauth.json")
-}
+export const defaultStoragePath = (): string => Path.join(configDirectory(), "mcp-effect", "oauth.json")
 
 const storageOf = (storage: Settings["storage"], baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
   if (storage === false) return undefined

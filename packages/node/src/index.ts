@@ -23,6 +23,10 @@ export { connectFromConfig } from "./Connect.js"
  */
 export { McpClientLive } from "./NodeMcpClient.js"
 /**
+ * @since 0.2.0
+ */
+export * as NodeEraCache from "./NodeEraCache.js"
+/**
  * @since 0.1.0
  */
 export * as NodeJsonSchema from "./NodeJsonSchema.js"

@@ -62,13 +62,14 @@ export interface Faults {
   readonly status5xxTimes?: number | undefined
   /**
    * Answers matching POSTs with `status` (default 400), `Content-Type: application/json` and
-   * `{"jsonrpc":"2.0","id":<the request's id>,"error":{"code":-32600,"message":…,"data":…}}`
-   * (no `id` for a notification or response).
+   * `{"jsonrpc":"2.0","id":<the request's id>,"error":{"code":…,"message":…,"data":…}}` (`code`
+   * default -32600; no `id` for a notification or response).
    */
   readonly status4xx?:
     | boolean
     | FaultScope & {
       readonly status?: number | undefined
+      readonly code?: number | undefined
       readonly message?: string | undefined
       readonly data?: unknown
     }

@@ -27,6 +27,7 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--oauth-storage FILE", "with --oauth: the token file (default: mcp-effect/oauth.json in your config dir)"],
   ["--no-browser", "with --oauth: print the authorization URL instead of opening it"],
   ["--proxy URL|none", "HTTP(S) requests through this proxy, or none (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)"],
+  ["--no-era-cache", "probe each server's protocol era on every connect (default: remembered in mcp-effect/era.json)"],
   ["-h, --help", "this text"]
 ]
 

@@ -9,6 +9,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { HttpClient as HttpClientTag } from "@effect/platform/HttpClient"
 import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
+import * as EraCache from "@mcp-effect/client/EraCache"
 import * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import type { ConfigError, ConnectError } from "@mcp-effect/client/McpError"
@@ -78,7 +79,8 @@ export const clientLayer = (
   options: McpClient.Options<Services>,
   dispatcher: "scoped" | "global",
   minimumLogLevel?: LogLevel.LogLevel,
-  network?: NetworkOptions
+  network?: NetworkOptions,
+  eraCache?: EraCache.Service
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.scoped(
     McpClient.McpClient,
@@ -86,6 +88,10 @@ export const clientLayer = (
       minimumLogLevel === undefined
         ? Effect.void
         : Effect.locallyScoped(FiberRef.currentMinimumLogLevel, minimumLogLevel),
-      Effect.flatMap(context(dispatcher, network), (services) => Effect.provide(McpClient.make(options), services))
+      Effect.flatMap(context(dispatcher, network), (services) =>
+        Effect.provide(
+          McpClient.make(options),
+          eraCache === undefined ? services : Context.add(services, EraCache.EraCache, eraCache)
+        ))
     )
   )

@@ -143,10 +143,16 @@ export const makeFaults = (responseMode: "sse" | "json", foreignUrl: () => strin
     }
     const rejected = fire(status4xx, method)
     if (rejected !== undefined) {
-      jsonError(res, rejected.status ?? 400, -32600, rejected.message ?? "Invalid Request (scripted)", {
-        id,
-        data: "data" in rejected ? rejected.data : { reason: "scripted status4xx" }
-      })
+      jsonError(
+        res,
+        rejected.status ?? 400,
+        rejected.code ?? -32600,
+        rejected.message ?? "Invalid Request (scripted)",
+        {
+          id,
+          data: "data" in rejected ? rejected.data : { reason: "scripted status4xx" }
+        }
+      )
       return true
     }
     if (id === undefined || method === undefined) return false

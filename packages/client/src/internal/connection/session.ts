@@ -11,11 +11,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { ConnectionState, toSchedule } from "../../ConnectionState.js"
 import * as Deprecations from "../../Deprecations.js"
+import { EraCache } from "../../EraCache.js"
 import type { ConnectError } from "../../McpError.js"
 import { ConnectionError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
@@ -24,6 +26,7 @@ import type { ServerConfig } from "../../ServerConfig.js"
 import type { Transport } from "../../Transport.js"
 import * as Limits from "../limits.js"
 import type { Session, Sessions, Shared } from "./core.js"
+import * as RememberedEra from "./rememberedEra.js"
 import * as ResultCache from "./resultCache.js"
 import type { Router } from "./router.js"
 import * as Tracing from "./tracing.js"
@@ -62,6 +65,11 @@ export const make = <R>(
       Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? DEFAULT_DISCOVER_TIMEOUT_MS)
     )
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
+    // The host's era memory, when it gave one and the config names the server.
+    const eraKey = config.eraCacheKey
+    const eraCache = mode === "auto" && eraKey !== undefined
+      ? Option.getOrUndefined(yield* Effect.serviceOption(EraCache))
+      : undefined
 
     let live: Session | undefined
     // Set to have the next use open a new session (re-initialize to declare roots; a new era).
@@ -101,11 +109,16 @@ export const make = <R>(
           const detectWith = tracing === undefined
             ? peer
             : Tracing.tracedPeer(tracing, peer, () => Tracing.transportAttributes(candidateKind, transport))
-          const negotiated = yield* Protocol.detect(server, detectWith, identity, {
-            mode: candidates[candidate]!.kind === "sse" ? "legacy" : mode,
-            discoverTimeoutMs,
-            timeoutMs: defaultTimeoutMs
-          })
+          const detect = (remembered: "modern" | "legacy" | undefined) =>
+            Protocol.detect(server, detectWith, identity, {
+              mode: candidateKind === "sse" ? "legacy" : mode,
+              discoverTimeoutMs,
+              timeoutMs: defaultTimeoutMs,
+              remembered
+            })
+          const negotiated = yield* eraCache === undefined || eraKey === undefined || candidateKind === "sse"
+            ? detect(undefined)
+            : RememberedEra.detect(server, eraCache, eraKey, detect)
           if (config.keepAlive !== undefined) {
             yield* pingWith(identity, peer, negotiated).pipe(
               Effect.catchAll((error) => Effect.logDebug(`${server}: keep-alive ping failed: ${error.message}`)),

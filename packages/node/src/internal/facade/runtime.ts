@@ -16,6 +16,7 @@ import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type { ConnectOptions, StateListener } from "../../Connect.js"
+import * as NodeEraCache from "../../NodeEraCache.js"
 import * as internalPlatform from "../platform.js"
 import { networkOf } from "./configs.js"
 import { loggerLayer } from "./logger.js"
@@ -55,7 +56,8 @@ export const build = async (
       },
       "global",
       LogLevel.fromLiteral(options.logLevel ?? "Warning"),
-      networkOf(options)
+      networkOf(options),
+      eraCacheOf(options)
     )
   )
   // The layer built into a runtime held by a scope of the facade's own: a `ManagedRuntime`
@@ -112,5 +114,11 @@ const handlersOf = (options: ConnectOptions): Handlers.Handlers | undefined =>
       samplingSupportsTools: options.samplingSupportsTools,
       roots: options.roots
     }
+
+// Only `auto` detects an era; `false` turns the memory off.
+const eraCacheOf = (options: ConnectOptions) =>
+  options.eraCache === false || (options.protocol !== undefined && options.protocol !== "auto")
+    ? undefined
+    : NodeEraCache.make(options.eraCache ?? NodeEraCache.defaultPath())
 
 const requestMetaOf = (meta: ConnectOptions["requestMeta"]) => typeof meta === "function" ? Effect.sync(meta) : meta

@@ -1,0 +1,123 @@
+/**
+ * An `EraCache` kept in a JSON file, as `connect()` and the CLI keep it by default
+ * ({@link defaultPath}, beside the OAuth tokens): the era of each server is probed once, then
+ * remembered across processes. The file is readable by its owner only (0600), written
+ * atomically (a temporary file renamed over it), and holds no command line or URL: entries are
+ * keyed by the SHA-256 digest of the key. A file that cannot be read or parsed counts as empty
+ * (and is replaced by the next write); a failed write is logged at debug level and changes
+ * nothing else: the connection probes as without a cache.
+ *
+ * @since 0.2.0
+ */
+import * as EraCache from "@mcp-effect/client/EraCache"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Path from "node:path"
+import { configDirectory } from "./internal/configDirectory.js"
+
+/**
+ * Where the facade and the CLI keep eras by default: `mcp-effect/era.json` in the directory of
+ * `NodeOAuth.defaultStoragePath()` (`$XDG_CONFIG_HOME`, else `~/.config`; `%APPDATA%` on
+ * Windows, `~/Library/Application Support` on macOS).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const defaultPath = (): string => Path.join(configDirectory(), "mcp-effect", "era.json")
+
+/** Entries kept at most: the oldest go first (a cache, not a registry). */
+const MAX_ENTRIES = 1_000
+
+type Entries = Record<string, EraCache.Entry>
+
+// Loaded when a cache is made, not when this module is: importing the facade loads neither, and
+// a connect's server process starts while they load.
+const importModules = () => Promise.all([import("node:fs/promises"), import("node:crypto")])
+let loading: ReturnType<typeof importModules> | undefined
+const load = () => loading ??= importModules()
+const modules = Effect.promise(load)
+
+let temporaries = 0
+
+/**
+ * An `EraCache` in `file` (created with its directory on the first write).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (file: string, options: EraCache.Options = {}): EraCache.Service => {
+  const maxAgeMs = Duration.toMillis(Duration.decode(options.maxAge ?? EraCache.DEFAULT_MAX_AGE))
+  void load()
+  const digest = (key: string) =>
+    Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
+  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) =>
+    Effect.promise(async (): Promise<Entries> => {
+      try {
+        const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
+        return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
+      } catch {
+        return {}
+      }
+    }))
+  const write = (entries: Entries) =>
+    Effect.flatMap(modules, ([Fs]) =>
+      Effect.tryPromise(async () => {
+        await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
+        const temporary = `${file}.${process.pid}.${++temporaries}.tmp`
+        try {
+          await Fs.writeFile(temporary, JSON.stringify(entries), { mode: 0o600 })
+          await Fs.chmod(temporary, 0o600)
+          await Fs.rename(temporary, file)
+        } catch (error) {
+          await Fs.rm(temporary, { force: true })
+          throw error
+        }
+      })).pipe(
+        Effect.catchAll((error) => Effect.logDebug(`era cache ${file} not written: ${String(error.error)}`))
+      )
+  // Read, change, write back: under a lock within this process; between processes the last
+  // writer wins, which costs at most one probe more.
+  const lock = Effect.unsafeMakeSemaphore(1)
+  const update = (key: string, change: (entries: Entries, id: string, now: number) => boolean) =>
+    lock.withPermits(1)(
+      Effect.all([read, digest(key), Clock.currentTimeMillis]).pipe(
+        Effect.flatMap(([entries, id, now]) => change(entries, id, now) ? write(prune(entries, now)) : Effect.void)
+      )
+    )
+  const prune = (entries: Entries, now: number): Entries =>
+    Object.fromEntries(
+      Object.entries(entries)
+        .filter(([, entry]) => EraCache.fresh(entry, now, maxAgeMs) !== undefined)
+        .sort(([, a], [, b]) => b.at - a.at)
+        .slice(0, MAX_ENTRIES)
+    )
+  return {
+    get: (key) =>
+      Effect.map(
+        Effect.all([read, digest(key), Clock.currentTimeMillis]),
+        ([entries, id, now]) => Object.hasOwn(entries, id) ? EraCache.fresh(entries[id], now, maxAgeMs) : undefined
+      ),
+    set: (key, era) =>
+      update(key, (entries, id, now) => {
+        entries[id] = { era, at: now }
+        return true
+      }),
+    invalidate: (key) =>
+      update(key, (entries, id) => {
+        if (!Object.hasOwn(entries, id)) return false
+        delete entries[id]
+        return true
+      })
+  }
+}
+
+/**
+ * {@link make} as a layer; `file` defaults to {@link defaultPath}.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (file?: string, options: EraCache.Options = {}): Layer.Layer<EraCache.EraCache> =>
+  Layer.sync(EraCache.EraCache, () => make(file ?? defaultPath(), options))

@@ -1,0 +1,134 @@
+/**
+ * The file-backed `EraCache` and the facade's use of it: a real file in a temporary folder, and a
+ * real legacy stdio server (the fake server's executable) that stays silent on `server/discover`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as EraCache from "@mcp-effect/client/EraCache"
+import * as McpClient from "@mcp-effect/client/McpClient"
+import * as Stdio from "@mcp-effect/client/Stdio"
+import { connect } from "@mcp-effect/node/Connect"
+import * as NodeEraCache from "@mcp-effect/node/NodeEraCache"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fakeServerBin } from "./paths.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-era-"))),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const KEY = EraCache.stdioKey({ command: "npx", args: ["-y", "server", "--token", "secret-token"] })
+
+describe("NodeEraCache", () => {
+  it.scoped("remembers across instances in a 0600 file that holds no command line, written atomically", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "nested", "era.json")
+      yield* NodeEraCache.make(file).set(KEY, "legacy")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), "legacy")
+      assert.strictEqual(Fs.statSync(file).mode & 0o777, 0o600)
+      assert.notInclude(Fs.readFileSync(file, "utf8"), "secret-token")
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), ["era.json"])
+      yield* NodeEraCache.make(file).invalidate(KEY)
+      assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), undefined)
+    }))
+
+  it.scoped("a corrupt file counts as empty and is replaced by the next write", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const cache = NodeEraCache.make(file)
+      for (const corrupt of ["{not json", "[1,2]", "null", JSON.stringify({ x: { era: "future", at: "then" } })]) {
+        Fs.writeFileSync(file, corrupt)
+        assert.strictEqual(yield* cache.get(KEY), undefined)
+      }
+      yield* cache.set(KEY, "modern")
+      assert.strictEqual(yield* cache.get(KEY), "modern")
+    }))
+
+  it.scoped("a file that cannot be written changes nothing: get answers unknown, set does not fail", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // A folder where the file should be: neither readable as JSON nor replaceable.
+      const file = Path.join(dir, "era.json")
+      Fs.mkdirSync(Path.join(file, "inside"), { recursive: true })
+      const cache = NodeEraCache.make(file)
+      yield* cache.set(KEY, "legacy")
+      assert.strictEqual(yield* cache.get(KEY), undefined)
+    }))
+})
+
+const silentLegacy = [
+  process.execPath,
+  fakeServerBin,
+  "--faults",
+  JSON.stringify([{ method: "server/discover", action: "silence" }])
+]
+
+/** Connects, calls echo, closes; the debug lines of the connection. */
+const connectOnce = async (eraCache: string | false) => {
+  const lines: Array<string> = []
+  const keep = (line: string) => void lines.push(line)
+  const client = await connect(silentLegacy, {
+    eraCache,
+    discoverTimeout: "1 second",
+    logLevel: "Debug",
+    logger: { debug: keep, info: keep, warn: keep, error: keep }
+  })
+  try {
+    assert.strictEqual(client.servers[0]!.era, "legacy")
+    await client.callTool("echo", { message: "hi" })
+  } finally {
+    await client.close()
+  }
+  return lines
+}
+
+describe("connect() with the era cache", () => {
+  it.scoped("probes a silent legacy server once; the next connect opens with initialize at once", () =>
+    Effect.gen(function*() {
+      const file = Path.join(yield* tempDir, "era.json")
+      const first = yield* Effect.promise(() => connectOnce(file))
+      assert.isTrue(first.some((line) => line.includes("not a 2026-07-28 server (silence")))
+      assert.isTrue(Fs.existsSync(file))
+      const second = yield* Effect.promise(() => connectOnce(file))
+      assert.isTrue(second.some((line) => line.includes("remembered as legacy")))
+      assert.isFalse(second.some((line) => line.includes("not a 2026-07-28 server")))
+    }))
+
+  it.scoped("eraCache: false probes every time and writes nothing", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const previous = process.env.XDG_CONFIG_HOME
+      process.env.XDG_CONFIG_HOME = dir
+      try {
+        const lines = yield* Effect.promise(() => connectOnce(false))
+        assert.isTrue(lines.some((line) => line.includes("not a 2026-07-28 server (silence")))
+        assert.deepStrictEqual(Fs.readdirSync(dir), [])
+      } finally {
+        if (previous === undefined) delete process.env.XDG_CONFIG_HOME
+        else process.env.XDG_CONFIG_HOME = previous
+      }
+    }))
+})
+
+describe("the Effect API with NodeEraCache.layer", () => {
+  it.scopedLive("NodeMcpClient.layer provided with the file layer remembers the era in that file", () =>
+    Effect.gen(function*() {
+      const file = Path.join(yield* tempDir, "era.json")
+      const [command, ...args] = silentLegacy
+      const config = Stdio.config({ name: "silent", command: command!, args })
+      const client = NodeMcpClient.layer({ servers: [config], discoverTimeout: "1 second" }).pipe(
+        Layer.provide(NodeEraCache.layer(file))
+      )
+      const era = yield* Effect.map(McpClient.McpClient, (c) => c.servers[0]!.negotiated()!.era).pipe(
+        Effect.provide(client)
+      )
+      assert.strictEqual(era, "legacy")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(config.eraCacheKey!), "legacy")
+    }))
+})
