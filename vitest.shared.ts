@@ -1,3 +1,5 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { UserConfig } from "vitest/config"
@@ -18,6 +20,9 @@ export const shared: UserConfig = {
     ]
   },
   test: {
+    // The facade and the CLI keep files (remembered eras, OAuth tokens) in the user's
+    // configuration directory: the tests get one of their own, never the real one.
+    env: { XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-test-config-")) },
     testTimeout: 60_000,
     hookTimeout: 60_000
   }
