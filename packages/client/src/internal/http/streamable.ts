@@ -93,7 +93,9 @@ export const open = (
 
     const send = (message: object, hints?: SendHints): Effect.Effect<void, SendError> =>
       Effect.suspend(() => {
-        if (c.closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
+        if (c.closed) {
+          return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed", reason: "closed" }))
+        }
         const m = message as Json
         const method = typeof m.method === "string" ? m.method : "response"
         const id = typeof m.method === "string" && Reply.isId(m.id) ? m.id : undefined
