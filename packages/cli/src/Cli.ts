@@ -109,6 +109,9 @@ export interface CommonOptions {
   readonly oauth: boolean
   readonly oauthStorage: Option.Option<string>
   readonly noBrowser: boolean
+  /** `--env K=V` words, for every stdio server. */
+  readonly env: ReadonlyArray<string>
+  readonly inheritEnv: boolean
 }
 
 /**
@@ -141,7 +144,14 @@ const common = {
   verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("debug lines on stderr")),
   oauth: Options.boolean("oauth").pipe(Options.withDescription("sign in with OAuth when a URL target asks")),
   oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
-  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only"))
+  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only")),
+  env: Options.text("env").pipe(
+    Options.withDescription("KEY=VALUE for the environment of stdio servers; repeatable"),
+    Options.repeated
+  ),
+  inheritEnv: Options.boolean("inherit-env").pipe(
+    Options.withDescription("stdio servers get this shell's whole environment")
+  )
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -214,7 +224,9 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   verbose: parent.verbose || own.verbose,
   oauth: parent.oauth || own.oauth,
   oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
-  noBrowser: parent.noBrowser || own.noBrowser
+  noBrowser: parent.noBrowser || own.noBrowser,
+  env: [...parent.env, ...own.env],
+  inheritEnv: parent.inheritEnv || own.inheritEnv
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -239,6 +251,7 @@ const resolved = <A, E, R>(
       targets: options.target,
       config: Option.getOrUndefined(options.config),
       oauth: oauthOf(options),
+      environment: { env: yield* Arguments.environment(options.env), inheritEnv: options.inheritEnv },
       lookup
     })
     session.diagnostics.setServers(servers.servers)
@@ -515,7 +528,7 @@ export const report = <E>(cause: Cause.Cause<E>): Effect.Effect<void> =>
     // Outside `run`, nothing was learned about the failure.
     const { diagnostics, mode } = Option.getOrElse(session, () => ({
       mode: Output.modeOf([]),
-      diagnostics: Diagnostics.make().diagnostics
+      diagnostics: Diagnostics.make()
     }))
     return errors.report(cause, mode, diagnostics)
   })
@@ -555,11 +568,9 @@ export const run = (
   const mode = Output.modeOf(args)
   const help = Help.requested(args)
   if (help !== null) return Console.log(Help.text(help, mode.stdoutAnsi))
-  const { diagnostics, watch } = Diagnostics.make()
   const program = Command.run(command, { name: "mcp-effect", version })(argv).pipe(
     Effect.tapErrorCause(report),
-    Effect.provideService(Diagnostics.Session, { mode, diagnostics }),
-    watch,
+    Effect.provideService(Diagnostics.Session, { mode, diagnostics: Diagnostics.make() }),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(stderrLogger)
   )

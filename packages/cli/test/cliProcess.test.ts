@@ -127,7 +127,8 @@ describe("--json", () => {
       const result = yield* cli(["tools", "--json", "--target", "http://127.0.0.1:1/mcp"])
       assert.strictEqual(result.code, 1)
       const { error } = JSON.parse(result.stdout)
-      assert.deepStrictEqual([error.tag, error.cause.code], ["ConnectionError", "ECONNREFUSED"])
+      assert.deepStrictEqual([error.tag, error.reason], ["ConnectionError", "refused"])
+      assert.strictEqual(error.message, "could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1")
       assert.match(result.stderr, /^error: ConnectionError: /)
     }))
 })
@@ -149,7 +150,8 @@ describe("servers", () => {
       assert.strictEqual(lines[0], "servers of mcp.json:")
       assert.match(lines[1]!, /^fake \(stdio: .*fake-server\.js\): ok — mcp-effect-demo 0\.1\.0, protocol 2025-11-25/)
       assert.strictEqual(lines[2], "down (streamable_http: http://127.0.0.1:1/mcp): failed")
-      assert.include(result.stdout, "cause: connection refused")
+      assert.include(result.stdout, "ConnectionError: could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1")
+      assert.include(result.stdout, "hint: nothing listens there")
       assert.include(result.stdout, "off (stdio: nothing): disabled")
       assert.strictEqual(result.stderr, "error: UnavailableError: 1 of 2 servers did not answer\n")
       const healthy = yield* cli(["servers", "--server", "fake"], { cwd: dir })
@@ -185,9 +187,17 @@ describe("error causes and hints", () => {
   it.live("ECONNREFUSED and the DNS failure of an unknown host", () =>
     Effect.gen(function*() {
       const refused = yield* cli(["tools", "--target", "http://127.0.0.1:1/mcp"])
-      assert.include(refused.stderr, "  cause: connection refused: connect ECONNREFUSED 127.0.0.1:1\n")
+      assert.include(
+        refused.stderr,
+        "error: ConnectionError: could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1\n" +
+          "  hint: nothing listens there: is the server running, on this host and port?\n"
+      )
       const unknown = yield* cli(["tools", "--target", "http://no-such-host.invalid/mcp"])
-      assert.match(unknown.stderr, /cause: .*(ENOTFOUND|EAI_AGAIN) no-such-host\.invalid/)
+      assert.match(
+        unknown.stderr,
+        /could not reach http:\/\/no-such-host\.invalid: (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid/
+      )
+      assert.include(unknown.stderr, "hint: check the host name in the URL")
     }))
 
   it.scopedLive("a TLS error (https:// to a plain HTTP server)", () =>
@@ -195,7 +205,7 @@ describe("error causes and hints", () => {
       const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
       const result = yield* cli(["tools", "--target", server.mcpUrl.replace("http:", "https:")])
       assert.strictEqual(result.code, 1)
-      assert.include(result.stderr, "  cause: TLS error (ERR_SSL_WRONG_VERSION_NUMBER)\n")
+      assert.include(result.stderr, ": ERR_SSL_WRONG_VERSION_NUMBER\n")
       assert.include(result.stderr, "hint: the server does not seem to speak TLS: try http://")
     }))
 
@@ -219,7 +229,10 @@ describe("error causes and hints", () => {
       const result = yield* cli(["tools", "--target", `${process.execPath} ${script}`])
       assert.strictEqual(result.code, 1)
       const lines = result.stderr.trimEnd().split("\n")
-      assert.strictEqual(lines[0], "error: ConnectionError: server process exited with code 3")
+      assert.strictEqual(
+        lines[0],
+        "error: ConnectionError: server process exited with code 3: \\u001b[2Jfatal: no database"
+      )
       assert.match(lines[1]!, /exited with code 3; the last 20 lines of its stderr:$/)
       assert.deepStrictEqual(lines.slice(2), [
         ...Array.from({ length: 19 }, (_, i) => `    line ${i + 12}`),

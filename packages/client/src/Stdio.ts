@@ -82,9 +82,11 @@ const stderrLines = (onLine: (line: string) => void) => {
 }
 
 /** The last stderr line, for a message: the server's own words on why it stopped. */
-const lastLine = (stderr: ReadonlyArray<string>) => stderr.length === 0 ? "" : `: ${stderr[stderr.length - 1]}`
+const lastLine = (stderr: ReadonlyArray<string> | undefined) =>
+  stderr === undefined || stderr.length === 0 ? "" : `: ${stderr[stderr.length - 1]}`
 
-const exitError = (server: string, status: ExitStatus, stderr: ReadonlyArray<string>) =>
+/** Its `stderr` is absent when the process's stderr was not piped to the client (`inherit`, `ignore`). */
+const exitError = (server: string, status: ExitStatus, stderr: ReadonlyArray<string> | undefined) =>
   new ConnectionError({
     server,
     message: (status.code !== null
@@ -93,7 +95,7 @@ const exitError = (server: string, status: ExitStatus, stderr: ReadonlyArray<str
     reason: "exited",
     ...(status.code !== null ? { exitCode: status.code } : {}),
     ...(status.signal !== null ? { signal: status.signal } : {}),
-    stderr
+    ...(stderr !== undefined ? { stderr } : {})
   })
 
 // What a server that waits in silence most often lacks: a variable of the host's environment.
@@ -101,7 +103,12 @@ const ENVIRONMENT_HINT = "; it runs with the safe environment (ChildProcess.inhe
   "pass what it needs with env (CLI: --env K=V) or inheritEnv (--inherit-env)"
 
 /** A handshake that failed while the process wrote nothing on stdout. */
-const silentError = (server: string, error: ConnectError, stderr: ReadonlyArray<string>, inheritEnv: boolean) =>
+const silentError = (
+  server: string,
+  error: ConnectError,
+  stderr: ReadonlyArray<string> | undefined,
+  inheritEnv: boolean
+) =>
   new ConnectionError({
     server,
     message: `the server printed nothing on stdout (${error.message})${inheritEnv ? "" : ENVIRONMENT_HINT}${
@@ -109,7 +116,7 @@ const silentError = (server: string, error: ConnectError, stderr: ReadonlyArray<
     }`,
     cause: error,
     reason: "timeout",
-    stderr
+    ...(stderr !== undefined ? { stderr } : {})
   })
 
 const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
@@ -195,7 +202,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       Effect.flatMap((status) =>
         Effect.sync(() => {
           decoder.end()
-          sink.onClose(exitError(server, status, tail?.lines() ?? []))
+          sink.onClose(exitError(server, status, tail?.lines()))
         })
       ),
       Effect.forkScoped
@@ -221,7 +228,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       })
 
     const unanswered = (error: ConnectError) =>
-      heard ? undefined : silentError(server, error, tail?.lines() ?? [], options.inheritEnv === true)
+      heard ? undefined : silentError(server, error, tail?.lines(), options.inheritEnv === true)
 
     return { send, write, description: `stdio:${options.command}`, unanswered } satisfies Transport
   })

@@ -26,6 +26,8 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--oauth", "sign in with OAuth when a URL target asks for it (browser flow)"],
   ["--oauth-storage FILE", "with --oauth: the token file (default: mcp-effect/oauth.json in your config dir)"],
   ["--no-browser", "with --oauth: print the authorization URL instead of opening it"],
+  ["--env KEY=VALUE", "a variable for every stdio server's environment (repeatable)"],
+  ["--inherit-env", "stdio servers get this shell's whole environment, not the safe default"],
   ["-h, --help", "this text"]
 ]
 

@@ -47,11 +47,18 @@ export interface Servers {
   readonly demo: boolean
 }
 
+/** @internal What `--env` and `--inherit-env` add to every stdio server's environment. */
+export interface Environment {
+  readonly env: Record<string, string>
+  readonly inheritEnv: boolean
+}
+
 /** @internal What the command line says about servers. */
 export interface Selection {
   readonly targets: ReadonlyArray<string>
   readonly config: string | undefined
   readonly oauth: OAuthOptions | undefined
+  readonly environment?: Environment | undefined
   /** Whether to look for a configuration file when none is named (`demo` does not). */
   readonly lookup: boolean
 }
@@ -70,16 +77,22 @@ const uniqueName = (base: string, taken: Set<string>): string => {
   return `${base}-${n}`
 }
 
-const targetServer = (target: string, oauth: OAuthOptions | undefined, taken: Set<string>) =>
+const targetServer = (
+  target: string,
+  oauth: OAuthOptions | undefined,
+  taken: Set<string>,
+  environment: Environment | undefined
+) =>
   Effect.gen(function*() {
     const detected = Target.detect(target)
     const auth = oauth === undefined || detected.transport === "stdio"
       ? undefined
       : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })
-    const named = yield* Target.toConfig(target, { auth })
+    const options = { auth, env: environment?.env, inheritEnv: environment?.inheritEnv }
+    const named = yield* Target.toConfig(target, options)
     const name = uniqueName(named.name, taken)
     taken.add(name)
-    const config = name === named.name ? named : yield* Target.toConfig(target, { name, auth })
+    const config = name === named.name ? named : yield* Target.toConfig(target, { ...options, name })
     const where = detected.transport === "stdio" ? detected.argv.join(" ") : redact(detected.url)
     return { name, kind: config.kind, where, config, disabled: false } satisfies Server
   })
@@ -92,18 +105,29 @@ const targetServer = (target: string, oauth: OAuthOptions | undefined, taken: Se
 export const fromTargets = (
   targets: ReadonlyArray<string>,
   oauth: OAuthOptions | undefined,
-  taken: Set<string> = new Set()
+  taken: Set<string> = new Set(),
+  environment?: Environment | undefined
 ): Effect.Effect<ReadonlyArray<Server>, McpError.ConfigError | UsageError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     if (oauth !== undefined && !targets.some((target) => Target.detect(target).transport !== "stdio")) {
       return yield* new UsageError({ message: "--oauth applies to URL targets (--target https://…)" })
     }
-    return yield* Effect.forEach(targets, (target) => targetServer(target, oauth, taken))
+    return yield* Effect.forEach(targets, (target) => targetServer(target, oauth, taken, environment))
   })
 
-const entryServer = (path: string) => (entry: McpConfig.Entry) =>
+/** An entry with `--env` over its own `env`, and `--inherit-env` over its `inheritEnv`. */
+const withEnvironment = (entry: McpConfig.Entry, environment: Environment | undefined): McpConfig.Entry =>
+  entry.type !== "stdio" || environment === undefined
+    ? entry
+    : {
+      ...entry,
+      env: { ...entry.env, ...environment.env },
+      inheritEnv: environment.inheritEnv || entry.inheritEnv
+    }
+
+const entryServer = (path: string, environment: Environment | undefined) => (entry: McpConfig.Entry) =>
   Effect.map(
-    McpConfig.toConfig(entry, NodeMcpClient.parseOptions(path)),
+    McpConfig.toConfig(withEnvironment(entry, environment), NodeMcpClient.parseOptions(path)),
     (config): Server => ({
       name: entry.name,
       kind: config.kind,
@@ -113,10 +137,10 @@ const entryServer = (path: string) => (entry: McpConfig.Entry) =>
     })
   )
 
-const fromFile = (path: string) =>
+const fromFile = (path: string, environment: Environment | undefined) =>
   Effect.flatMap(McpConfig.loadEntries(path), (entries) =>
     Effect.mapError(
-      Effect.forEach(entries, entryServer(path)),
+      Effect.forEach(entries, entryServer(path, environment)),
       (error) => new McpError.ConfigError({ message: `${path}: ${error.message}` })
     ))
 
@@ -148,9 +172,9 @@ export const resolve = (
 > =>
   Effect.gen(function*() {
     const file = Option.getOrUndefined(yield* configFile(selection))
-    const configured = file === undefined ? [] : yield* fromFile(file)
+    const configured = file === undefined ? [] : yield* fromFile(file, selection.environment)
     const taken = new Set(configured.map((server) => server.name))
-    const targeted = yield* fromTargets(selection.targets, selection.oauth, taken)
+    const targeted = yield* fromTargets(selection.targets, selection.oauth, taken, selection.environment)
     if (file === undefined && targeted.length === 0) return yield* demoServers
     return { servers: [...configured, ...targeted], file, demo: false }
   })
