@@ -241,6 +241,39 @@ describe("error causes and hints", () => {
     }))
 })
 
+describe("the environment of stdio servers", () => {
+  // The server prints what it sees on stderr and exits: the CLI shows its last stderr lines.
+  const reporter = "process.stderr.write(JSON.stringify({ given: process.env.GIVEN ?? null, " +
+    "secret: process.env.MCP_CLI_SECRET ?? null, proxy: process.env.HTTPS_PROXY ?? null }) + '\\n')\n" +
+    "process.exit(3)\n"
+  const seen = (stderr: string) => JSON.parse(stderr.trimEnd().split("\n").at(-1)!.trim())
+
+  it.scopedLive("the safe default (proxies pass, secrets do not); --env adds; --inherit-env passes everything", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "env.mjs")
+      Fs.writeFileSync(script, reporter)
+      const env = { MCP_CLI_SECRET: "s3cret", HTTPS_PROXY: "http://proxy.example:3128" }
+      const target = `${process.execPath} ${script}`
+      const safe = yield* cli(["tools", "--target", target], { env })
+      assert.deepStrictEqual(seen(safe.stderr), { given: null, secret: null, proxy: "http://proxy.example:3128" })
+      const given = yield* cli(["tools", "--target", target, "--env", "GIVEN=a=b", "--inherit-env"], { env })
+      assert.deepStrictEqual(seen(given.stderr), { given: "a=b", secret: "s3cret", proxy: "http://proxy.example:3128" })
+      const bad = yield* cli(["tools", "--target", target, "--env", "GIVEN"], { env })
+      assert.deepStrictEqual([bad.code, bad.stderr], [2, "error: UsageError: --env expects KEY=VALUE, got \"GIVEN\"\n"])
+    }))
+
+  it.scopedLive("--env applies to the servers of a configuration file too", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "env.mjs")
+      Fs.writeFileSync(script, reporter)
+      writeJson(dir, "mcp.json", { mcpServers: { env: { command: process.execPath, args: [script] } } })
+      const result = yield* cli(["tools", "--env", "GIVEN=from-cli"], { cwd: dir })
+      assert.strictEqual(seen(result.stderr).given, "from-cli")
+    }))
+})
+
 describe("terminal output", () => {
   it.live("--help is written for this tool, per command, without ANSI when piped", () =>
     Effect.gen(function*() {
