@@ -75,7 +75,9 @@ export const open = (
           return Effect.sync(() =>
             sink.onRequestFailed(
               id,
-              error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
+              error._tag === "InvalidResponseError"
+                ? new ConnectionError({ server, message: error.message, reason: "protocol" })
+                : error
             )
           )
         }
@@ -120,7 +122,7 @@ export const open = (
           return Effect.catchTag(
             exchange,
             "InvalidResponseError",
-            (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
+            (e) => Effect.fail(new ConnectionError({ server, message: e.message, reason: "protocol" }))
           )
         }
         const fiber = forkExchange(exchange, id, method)
