@@ -17,7 +17,9 @@ import { TaggedError } from "./internal/taggedError.js"
  * - `dns`: the host name could not be looked up (`ENOTFOUND`, `EAI_AGAIN`, `EAI_NONAME`).
  * - `tls`: the TLS handshake failed: a certificate not trusted here, expired, or not naming the
  *   host, or a server that does not speak TLS.
- * - `timeout`: the connection could not be made in time (`ETIMEDOUT`, undici's connect timeout).
+ * - `timeout`: the connection could not be made in time (`ETIMEDOUT`, undici's connect timeout),
+ *   the server stopped sending within undici's header or body timeout, or a stdio server printed
+ *   nothing on stdout until the handshake timed out.
  * - `reset`: the peer closed or reset the connection (`ECONNRESET`, `EPIPE`, a closed socket).
  * - `proxy`: the HTTP proxy refused or failed the request (a cause with code `EPROXY`).
  * - `exited`: the server process exited (`exitCode` or `signal`, and its last `stderr` lines).

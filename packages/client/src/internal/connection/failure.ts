@@ -48,12 +48,15 @@ const chain = (cause: unknown): ReadonlyArray<Node> => {
   return nodes
 }
 
-const TLS = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_GET_ISSUER_CERT|EPROTO$)/
+// Node's TLS errors and OpenSSL's certificate verification codes.
+const TLS = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|EPROTO$)/
 const TLS_CODES = new Set([
   "DEPTH_ZERO_SELF_SIGNED_CERT",
   "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID"
+  "INVALID_CA",
+  "INVALID_PURPOSE",
+  "PATH_LENGTH_EXCEEDED",
+  "HOSTNAME_MISMATCH"
 ])
 
 const REASONS: Record<string, ConnectionFailureReason> = {
@@ -63,6 +66,8 @@ const REASONS: Record<string, ConnectionFailureReason> = {
   EAI_NONAME: "dns",
   ETIMEDOUT: "timeout",
   UND_ERR_CONNECT_TIMEOUT: "timeout",
+  UND_ERR_HEADERS_TIMEOUT: "timeout",
+  UND_ERR_BODY_TIMEOUT: "timeout",
   ECONNRESET: "reset",
   EPIPE: "reset",
   UND_ERR_SOCKET: "reset",
