@@ -38,10 +38,12 @@ export const make = (
   const summary = (): string | undefined => {
     if (malformed + tooLong === 0) return undefined
     const kinds = [
-      malformed > 0 ? `${plural(malformed, "malformed line")}` : undefined,
-      tooLong > 0 ? `${plural(tooLong, "too long line")}` : undefined
-    ].filter((kind) => kind !== undefined).join(" and ")
-    const line = `${server}: skipped ${kinds} more on stdout (${bytes} bytes) in the last ${every}`
+      malformed > 0 ? `${malformed} malformed` : undefined,
+      tooLong > 0 ? `${tooLong} too long` : undefined
+    ].filter((kind) => kind !== undefined).join(", ")
+    const line =
+      `${server}: skipped ${plural(malformed + tooLong, "more line")} on stdout (${kinds}, ${bytes} bytes) ` +
+      `in the last ${every}`
     malformed = 0
     tooLong = 0
     bytes = 0
