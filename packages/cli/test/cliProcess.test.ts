@@ -217,6 +217,34 @@ describe("error causes and hints", () => {
       assert.include(result.stderr, `(try ${server.url}/mcp or ${server.url}/sse)`)
     }))
 
+  it.live("a command that cannot start: spawn, with the PATH hint; --json says the reason", () =>
+    Effect.gen(function*() {
+      const result = yield* cli(["tools", "--json", "--target", "/nonexistent/mcp-server --flag"])
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "error: ConnectionError: could not start /nonexistent/mcp-server: ")
+      assert.include(result.stderr, "ENOENT")
+      assert.include(result.stderr, "  hint: check the command: is it installed and on PATH?\n")
+      assert.strictEqual(JSON.parse(result.stdout).error.reason, "spawn")
+    }))
+
+  it.scopedLive("a stdio server silent on stdout until the timeout: its stderr and the environment hint", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "silent.mjs")
+      Fs.writeFileSync(script, "process.stderr.write('waiting for a token\\n')\nsetInterval(() => {}, 1000)\n")
+      writeJson(dir, "mcp.json", {
+        mcpServers: { silent: { command: process.execPath, args: [script], readTimeout: 1 } }
+      })
+      const result = yield* cli(["tools", "--json"], { cwd: dir })
+      assert.strictEqual(result.code, 1)
+      const { error } = JSON.parse(result.stdout)
+      assert.strictEqual(error.reason, "timeout")
+      assert.include(error.message, "the server printed nothing on stdout")
+      assert.include(error.message, "--env K=V")
+      assert.isTrue(error.message.endsWith(": waiting for a token"))
+      assert.isUndefined(error.hint)
+    }))
+
   it.scopedLive("a crashed stdio server's last 20 stderr lines, escaped", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -70,12 +70,15 @@ const tlsHint = (message: string): string =>
     ? "the certificate does not name this host: check the host name in the URL"
     : "the certificate is not trusted here: set NODE_EXTRA_CA_CERTS to the file of its CA"
 
-const REASON_HINTS: Partial<Record<McpError.ConnectionFailureReason, (message: string) => string>> = {
+const REASON_HINTS: Partial<
+  Record<McpError.ConnectionFailureReason, (message: string, where: string | undefined) => string>
+> = {
   refused: () => "nothing listens there: is the server running, on this host and port?",
   dns: () => "check the host name in the URL, and the network's DNS",
   tls: tlsHint,
-  timeout: (message) =>
-    message.startsWith("the server printed nothing") ? "" : "is a firewall or a proxy in the way? (HTTPS_PROXY)",
+  // A stdio server's silence is explained in its message.
+  timeout: (_message, where) =>
+    where?.startsWith("http") === true ? "is a firewall or a proxy in the way? (HTTPS_PROXY)" : "",
   proxy: () => "check HTTPS_PROXY / HTTP_PROXY / NO_PROXY and the proxy's credentials",
   spawn: () => "check the command: is it installed and on PATH?"
 }
@@ -100,15 +103,13 @@ const whereOf = (error: unknown, diagnostics: Diagnostics): string | undefined =
 }
 
 const hintOf = (error: unknown, diagnostics: Diagnostics): string | undefined => {
-  if (is404(error)) {
-    const where = whereOf(error, diagnostics)
-    return endpointHint(where?.startsWith("http") === true ? where : undefined)
-  }
+  const where = whereOf(error, diagnostics)
+  if (is404(error)) return endpointHint(where?.startsWith("http") === true ? where : undefined)
   if (error instanceof McpError.AuthError && error.status === 401) {
     return "the server wants authorization: run with --oauth, or give the entry an Authorization header"
   }
   if (error instanceof McpError.ConnectionError && error.reason !== undefined) {
-    return REASON_HINTS[error.reason]?.(error.message) || undefined
+    return REASON_HINTS[error.reason]?.(error.message, where) || undefined
   }
   return undefined
 }
