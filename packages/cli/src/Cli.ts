@@ -116,6 +116,9 @@ export interface CommonOptions {
   readonly proxy: Option.Option<string>
   /** `--no-era-cache`: probe each server's era on every connect instead of remembering it. */
   readonly noEraCache: boolean
+  /** `--env K=V` words, for every stdio server. */
+  readonly env: ReadonlyArray<string>
+  readonly inheritEnv: boolean
 }
 
 /**
@@ -150,7 +153,14 @@ const common = {
   oauthStorage: Options.file("oauth-storage").pipe(Options.withDescription("the token file"), Options.optional),
   noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the authorization URL only")),
   proxy: Options.text("proxy").pipe(Options.withDescription("an HTTP proxy URL, or none"), Options.optional),
-  noEraCache: Options.boolean("no-era-cache").pipe(Options.withDescription("probe each server's era on every connect"))
+  noEraCache: Options.boolean("no-era-cache").pipe(Options.withDescription("probe each server's era on every connect")),
+  env: Options.text("env").pipe(
+    Options.withDescription("KEY=VALUE for the environment of stdio servers; repeatable"),
+    Options.repeated
+  ),
+  inheritEnv: Options.boolean("inherit-env").pipe(
+    Options.withDescription("stdio servers get this shell's whole environment")
+  )
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -226,7 +236,9 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   oauthStorage: Option.orElse(own.oauthStorage, () => parent.oauthStorage),
   noBrowser: parent.noBrowser || own.noBrowser,
   proxy: Option.orElse(own.proxy, () => parent.proxy),
-  noEraCache: parent.noEraCache || own.noEraCache
+  noEraCache: parent.noEraCache || own.noEraCache,
+  env: [...parent.env, ...own.env],
+  inheritEnv: parent.inheritEnv || own.inheritEnv
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -260,6 +272,7 @@ const resolved = <A, E, R>(
         targets: options.target,
         config: Option.getOrUndefined(options.config),
         oauth: oauthOf(options),
+        environment: { env: yield* Arguments.environment(options.env), inheritEnv: options.inheritEnv },
         lookup
       })
       session.diagnostics.setServers(servers.servers)
@@ -553,7 +566,7 @@ export const report = <E>(cause: Cause.Cause<E>): Effect.Effect<void> =>
     // Outside `run`, nothing was learned about the failure.
     const { diagnostics, mode } = Option.getOrElse(session, () => ({
       mode: Output.modeOf([]),
-      diagnostics: Diagnostics.make().diagnostics
+      diagnostics: Diagnostics.make()
     }))
     return errors.report(cause, mode, diagnostics)
   })
@@ -593,11 +606,9 @@ export const run = (
   const mode = Output.modeOf(args)
   const help = Help.requested(args)
   if (help !== null) return Console.log(Help.text(help, mode.stdoutAnsi))
-  const { diagnostics, watch } = Diagnostics.make()
   const program = Command.run(command, { name: "mcp-effect", version })(argv).pipe(
     Effect.tapErrorCause(report),
-    Effect.provideService(Diagnostics.Session, { mode, diagnostics }),
-    watch,
+    Effect.provideService(Diagnostics.Session, { mode, diagnostics: Diagnostics.make() }),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(stderrLogger)
   )

@@ -150,7 +150,8 @@ describe("--json", () => {
       const result = yield* cli(["tools", "--json", "--target", "http://127.0.0.1:1/mcp"])
       assert.strictEqual(result.code, 1)
       const { error } = JSON.parse(result.stdout)
-      assert.deepStrictEqual([error.tag, error.cause.code], ["ConnectionError", "ECONNREFUSED"])
+      assert.deepStrictEqual([error.tag, error.reason], ["ConnectionError", "refused"])
+      assert.strictEqual(error.message, "could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1")
       assert.match(result.stderr, /^error: ConnectionError: /)
     }))
 })
@@ -172,7 +173,8 @@ describe("servers", () => {
       assert.strictEqual(lines[0], "servers of mcp.json:")
       assert.match(lines[1]!, /^fake \(stdio: .*fake-server\.js\): ok — mcp-effect-demo 0\.1\.0, protocol 2025-11-25/)
       assert.strictEqual(lines[2], "down (streamable_http: http://127.0.0.1:1/mcp): failed")
-      assert.include(result.stdout, "cause: connection refused")
+      assert.include(result.stdout, "ConnectionError: could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1")
+      assert.include(result.stdout, "hint: nothing listens there")
       assert.include(result.stdout, "off (stdio: nothing): disabled")
       assert.strictEqual(result.stderr, "error: UnavailableError: 1 of 2 servers did not answer\n")
       const healthy = yield* cli(["servers", "--server", "fake"], { cwd: dir })
@@ -218,9 +220,17 @@ describe("error causes and hints", () => {
   it.live("ECONNREFUSED and the DNS failure of an unknown host", () =>
     Effect.gen(function*() {
       const refused = yield* cli(["tools", "--target", "http://127.0.0.1:1/mcp"])
-      assert.include(refused.stderr, "  cause: connection refused: connect ECONNREFUSED 127.0.0.1:1\n")
+      assert.include(
+        refused.stderr,
+        "error: ConnectionError: could not reach http://127.0.0.1:1: ECONNREFUSED 127.0.0.1:1\n" +
+          "  hint: nothing listens there: is the server running, on this host and port?\n"
+      )
       const unknown = yield* cli(["tools", "--target", "http://no-such-host.invalid/mcp"])
-      assert.match(unknown.stderr, /cause: .*(ENOTFOUND|EAI_AGAIN) no-such-host\.invalid/)
+      assert.match(
+        unknown.stderr,
+        /could not reach http:\/\/no-such-host\.invalid: (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid/
+      )
+      assert.include(unknown.stderr, "hint: check the host name in the URL")
     }))
 
   it.scopedLive("a TLS error (https:// to a plain HTTP server)", () =>
@@ -228,7 +238,7 @@ describe("error causes and hints", () => {
       const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
       const result = yield* cli(["tools", "--target", server.mcpUrl.replace("http:", "https:")])
       assert.strictEqual(result.code, 1)
-      assert.include(result.stderr, "  cause: TLS error (ERR_SSL_WRONG_VERSION_NUMBER)\n")
+      assert.include(result.stderr, ": ERR_SSL_WRONG_VERSION_NUMBER\n")
       assert.include(result.stderr, "hint: the server does not seem to speak TLS: try http://")
     }))
 
@@ -238,6 +248,34 @@ describe("error causes and hints", () => {
       const result = yield* cli(["tools", "--target", `${server.url}/api`])
       assert.strictEqual(result.code, 1)
       assert.include(result.stderr, `(try ${server.url}/mcp or ${server.url}/sse)`)
+    }))
+
+  it.live("a command that cannot start: spawn, with the PATH hint; --json says the reason", () =>
+    Effect.gen(function*() {
+      const result = yield* cli(["tools", "--json", "--target", "/nonexistent/mcp-server --flag"])
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "error: ConnectionError: could not start /nonexistent/mcp-server: ")
+      assert.include(result.stderr, "ENOENT")
+      assert.include(result.stderr, "  hint: check the command: is it installed and on PATH?\n")
+      assert.strictEqual(JSON.parse(result.stdout).error.reason, "spawn")
+    }))
+
+  it.scopedLive("a stdio server silent on stdout until the timeout: its stderr and the environment hint", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "silent.mjs")
+      Fs.writeFileSync(script, "process.stderr.write('waiting for a token\\n')\nsetInterval(() => {}, 1000)\n")
+      writeJson(dir, "mcp.json", {
+        mcpServers: { silent: { command: process.execPath, args: [script], readTimeout: 1 } }
+      })
+      const result = yield* cli(["tools", "--json"], { cwd: dir })
+      assert.strictEqual(result.code, 1)
+      const { error } = JSON.parse(result.stdout)
+      assert.strictEqual(error.reason, "timeout")
+      assert.include(error.message, "the server printed nothing on stdout")
+      assert.include(error.message, "--env K=V")
+      assert.isTrue(error.message.endsWith(": waiting for a token"))
+      assert.isUndefined(error.hint)
     }))
 
   it.scopedLive("a crashed stdio server's last 20 stderr lines, escaped", () =>
@@ -252,12 +290,48 @@ describe("error causes and hints", () => {
       const result = yield* cli(["tools", "--target", `${process.execPath} ${script}`])
       assert.strictEqual(result.code, 1)
       const lines = result.stderr.trimEnd().split("\n")
-      assert.strictEqual(lines[0], "error: ConnectionError: server process exited with code 3")
+      assert.strictEqual(
+        lines[0],
+        "error: ConnectionError: server process exited with code 3: \\u001b[2Jfatal: no database"
+      )
       assert.match(lines[1]!, /exited with code 3; the last 20 lines of its stderr:$/)
       assert.deepStrictEqual(lines.slice(2), [
         ...Array.from({ length: 19 }, (_, i) => `    line ${i + 12}`),
         "    \\u001b[2Jfatal: no database"
       ])
+    }))
+})
+
+describe("the environment of stdio servers", () => {
+  // The server prints what it sees on stderr and exits: the CLI shows its last stderr lines.
+  const reporter = "process.stderr.write(JSON.stringify({ given: process.env.GIVEN ?? null, " +
+    "secret: process.env.MCP_CLI_SECRET ?? null, proxy: process.env.HTTPS_PROXY ?? null }) + '\\n')\n" +
+    "process.exit(3)\n"
+  const seen = (stderr: string) => JSON.parse(stderr.trimEnd().split("\n").at(-1)!.trim())
+
+  it.scopedLive("the safe default (proxies pass, secrets do not); --env adds; --inherit-env passes everything", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "env.mjs")
+      Fs.writeFileSync(script, reporter)
+      const env = { MCP_CLI_SECRET: "s3cret", HTTPS_PROXY: "http://proxy.example:3128" }
+      const target = `${process.execPath} ${script}`
+      const safe = yield* cli(["tools", "--target", target], { env })
+      assert.deepStrictEqual(seen(safe.stderr), { given: null, secret: null, proxy: "http://proxy.example:3128" })
+      const given = yield* cli(["tools", "--target", target, "--env", "GIVEN=a=b", "--inherit-env"], { env })
+      assert.deepStrictEqual(seen(given.stderr), { given: "a=b", secret: "s3cret", proxy: "http://proxy.example:3128" })
+      const bad = yield* cli(["tools", "--target", target, "--env", "GIVEN"], { env })
+      assert.deepStrictEqual([bad.code, bad.stderr], [2, "error: UsageError: --env expects KEY=VALUE, got \"GIVEN\"\n"])
+    }))
+
+  it.scopedLive("--env applies to the servers of a configuration file too", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const script = Path.join(dir, "env.mjs")
+      Fs.writeFileSync(script, reporter)
+      writeJson(dir, "mcp.json", { mcpServers: { env: { command: process.execPath, args: [script] } } })
+      const result = yield* cli(["tools", "--env", "GIVEN=from-cli"], { cwd: dir })
+      assert.strictEqual(seen(result.stderr).given, "from-cli")
     }))
 })
 

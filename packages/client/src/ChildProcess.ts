@@ -87,8 +87,10 @@ export class ChildProcessSpawner
 
 /**
  * The host variables a server process gets by default: what a program needs to run (a path, a
- * home, a user, a shell, a terminal), and not the rest of the host's environment — API keys and
- * tokens stay with the host unless an entry passes them in `env`, or asks for `inheritEnv`.
+ * home, a user, a shell, a terminal) and to reach the network the host reaches (proxies, extra
+ * CA certificates), and not the rest of the host's environment — API keys and tokens stay with
+ * the host unless an entry passes them in `env`, or asks for `inheritEnv`. A proxy URL may hold
+ * credentials: it is passed as is (the server needs it), and never printed.
  *
  * @since 0.2.0
  * @category constants
@@ -100,6 +102,22 @@ export const inheritedVariables: ReadonlyArray<string> = [
   "SHELL",
   "TERM",
   "USER",
+  // The network: a server started with npx or uvx downloads its package through them.
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "all_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "npm_config_proxy",
+  "npm_config_https_proxy",
+  "npm_config_noproxy",
+  "npm_config_cafile",
   // Windows
   "APPDATA",
   "HOMEDRIVE",

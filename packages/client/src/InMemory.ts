@@ -60,7 +60,7 @@ export const config = (options: {
       }
       const endpoint = yield* options.server(clientSink)
       yield* Effect.addFinalizer(() => Effect.sync(() => (open = false)))
-      const closed = new ConnectionError({ server, message: "in-memory connection is closed" })
+      const closed = new ConnectionError({ server, message: "in-memory connection is closed", reason: "closed" })
       return {
         description: `memory:${server}`,
         send: (message) =>

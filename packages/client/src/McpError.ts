@@ -11,8 +11,50 @@ import * as Schema from "effect/Schema"
 import { TaggedError } from "./internal/taggedError.js"
 
 /**
+ * Why a connection failed, when the client could tell:
+ *
+ * - `refused`: nothing listens at the address (`ECONNREFUSED`).
+ * - `dns`: the host name could not be looked up (`ENOTFOUND`, `EAI_AGAIN`, `EAI_NONAME`).
+ * - `tls`: the TLS handshake failed: a certificate not trusted here, expired, or not naming the
+ *   host, or a server that does not speak TLS.
+ * - `timeout`: the connection could not be made in time (`ETIMEDOUT`, undici's connect timeout),
+ *   the server stopped sending within undici's header or body timeout, or a stdio server printed
+ *   nothing on stdout until the handshake timed out.
+ * - `reset`: the peer closed or reset the connection (`ECONNRESET`, `EPIPE`, a closed socket).
+ * - `proxy`: the HTTP proxy refused or failed the request (a cause with code `EPROXY`).
+ * - `exited`: the server process exited (`exitCode` or `signal`, and its last `stderr` lines).
+ * - `spawn`: the server process could not be started (`ENOENT`, `EACCES`).
+ * - `closed`: the connection was closed: a stdin pipe, a stream or a session that ended.
+ * - `protocol`: the server broke the transport's rules (a bad redirect, an SSE `endpoint` on
+ *   another origin, no usable events).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ConnectionFailureReason = Schema.Literal(
+  "refused",
+  "dns",
+  "tls",
+  "timeout",
+  "reset",
+  "proxy",
+  "exited",
+  "spawn",
+  "closed",
+  "protocol"
+)
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ConnectionFailureReason = typeof ConnectionFailureReason.Type
+
+/**
  * The connection to a server could not be opened, or died: a process that exited, a closed
- * pipe, a transport that refused to send.
+ * pipe, a transport that refused to send. `reason` says why when the client could tell, `cause`
+ * is the underlying failure; a server process that exited gives its `exitCode` or `signal` and
+ * the last lines of its `stderr` (escaped, bounded).
  *
  * @since 0.1.0
  * @category errors
@@ -20,7 +62,11 @@ import { TaggedError } from "./internal/taggedError.js"
 export class ConnectionError extends TaggedError<ConnectionError>()("ConnectionError", {
   server: Schema.String,
   message: Schema.String,
-  cause: Schema.optional(Schema.Defect)
+  cause: Schema.optional(Schema.Defect),
+  reason: Schema.optional(ConnectionFailureReason),
+  exitCode: Schema.optional(Schema.Number),
+  signal: Schema.optional(Schema.String),
+  stderr: Schema.optional(Schema.Array(Schema.String))
 }) {}
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The stdio transport: the server is a child process speaking newline-delimited JSON-RPC on
  * stdin/stdout. stderr is drained to the logger at debug level unless `stderr` says to inherit
- * or discard it, and shutdown escalates stdin-close → SIGTERM → SIGKILL on the whole process
- * group.
+ * or discard it (its last lines go into the `ConnectionError` of an exit), and shutdown escalates
+ * stdin-close → SIGTERM → SIGKILL on the whole process group.
  *
  * @since 0.1.0
  */
@@ -13,10 +13,15 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import { ChildProcessSpawner } from "./ChildProcess.js"
+import type { ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
+import { classify, withDetail } from "./internal/connection/failure.js"
 import * as Limits from "./internal/limits.js"
+import * as StderrTail from "./internal/stdio/stderrTail.js"
+import * as StdoutNoise from "./internal/stdio/stdoutNoise.js"
 import { encodeLine, makeLineDecoder } from "./internal/wire/ndjson.js"
 import { ConnectionError } from "./McpError.js"
+import type { ConnectError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { Transport, TransportFactory } from "./Transport.js"
 
@@ -30,9 +35,9 @@ export interface Options {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
   /**
-   * Variables the process gets on top of the host's safe default set (`HOME`, `PATH`, `USER`, …;
-   * see `ChildProcess.inheritedVariables`): the host's other variables, API keys included, are
-   * not passed on unless `inheritEnv` is true.
+   * Variables the process gets on top of the host's safe default set (`HOME`, `PATH`, `USER`,
+   * the proxy and CA variables, …; see `ChildProcess.inheritedVariables`): the host's other
+   * variables, API keys included, are not passed on unless `inheritEnv` is true.
    */
   readonly env?: Record<string, string> | undefined
   /** Pass the host's whole environment to the process (default false). */
@@ -77,6 +82,44 @@ const stderrLines = (onLine: (line: string) => void) => {
   }
 }
 
+/** The last stderr line, for a message: the server's own words on why it stopped. */
+const lastLine = (stderr: ReadonlyArray<string> | undefined) =>
+  stderr === undefined || stderr.length === 0 ? "" : `: ${stderr[stderr.length - 1]}`
+
+/** Its `stderr` is absent when the process's stderr was not piped to the client (`inherit`, `ignore`). */
+const exitError = (server: string, status: ExitStatus, stderr: ReadonlyArray<string> | undefined) =>
+  new ConnectionError({
+    server,
+    message: (status.code !== null
+      ? `server process exited with code ${status.code}`
+      : `server process ended by signal ${status.signal ?? "unknown"}`) + lastLine(stderr),
+    reason: "exited",
+    ...(status.code !== null ? { exitCode: status.code } : {}),
+    ...(status.signal !== null ? { signal: status.signal } : {}),
+    ...(stderr !== undefined ? { stderr } : {})
+  })
+
+// What a server that waits in silence most often lacks: a variable of the host's environment.
+const ENVIRONMENT_HINT = "; it runs with the safe environment (ChildProcess.inheritedVariables): " +
+  "pass what it needs with env (CLI: --env K=V) or inheritEnv (--inherit-env)"
+
+/** A handshake that failed while the process wrote nothing on stdout. */
+const silentError = (
+  server: string,
+  error: ConnectError,
+  stderr: ReadonlyArray<string> | undefined,
+  inheritEnv: boolean
+) =>
+  new ConnectionError({
+    server,
+    message: `the server printed nothing on stdout (${error.message})${inheritEnv ? "" : ENVIRONMENT_HINT}${
+      lastLine(stderr)
+    }`,
+    cause: error,
+    reason: "timeout",
+    ...(stderr !== undefined ? { stderr } : {})
+  })
+
 const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
 
 /**
@@ -99,17 +142,18 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       LogLevel.Debug
     )
 
+    const noise = StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)
+    yield* Effect.addFinalizer(() => noise.flush)
     const decoder = makeLineDecoder(options.maxMessageBytes ?? Limits.MAX_STDIO_MESSAGE_BYTES, {
       onValue: sink.onMessage,
-      onMalformed: (reason, bytes, summary) =>
-        runFork(
-          Effect.logWarning(
-            `${server}: skipped a ${reason === "too-long" ? "too long" : "malformed"} line (${bytes} bytes)${
-              summary === "" ? "" : ` ${summary}`
-            }`
-          )
-        )
+      onMalformed: noise.onMalformed
     })
+    // Whether the process wrote anything to stdout: a handshake that failed in silence is then explained.
+    let heard = false
+    const tail = stderrPiped ? StderrTail.make() : undefined
+    const logLines = stderrPiped && logsStderr
+      ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
+      : undefined
 
     const proc = yield* spawner.spawn({
       command: options.command,
@@ -117,15 +161,27 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       env: options.env,
       inheritEnv: options.inheritEnv,
       cwd: options.cwd,
-      onStdout: decoder.push,
-      onStderr: stderrPiped && logsStderr
-        ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
-        : () => {},
+      onStdout: (chunk) => {
+        heard = true
+        decoder.push(chunk)
+      },
+      onStderr: tail === undefined
+        ? () => {}
+        : (chunk) => {
+          tail.push(chunk)
+          logLines?.(chunk)
+        },
       stderr: stderrPiped ? "pipe" : options.stderr
     }).pipe(
-      Effect.mapError((error) =>
-        new ConnectionError({ server, message: `could not start ${options.command}: ${error.message}`, cause: error })
-      )
+      Effect.mapError((error) => {
+        const failure = classify(error)
+        return new ConnectionError({
+          server,
+          message: withDetail(`could not start ${options.command}`, failure),
+          cause: error,
+          reason: "spawn"
+        })
+      })
     )
 
     // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
@@ -147,14 +203,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       Effect.flatMap((status) =>
         Effect.sync(() => {
           decoder.end()
-          sink.onClose(
-            new ConnectionError({
-              server,
-              message: status.code !== null
-                ? `server process exited with code ${status.code}`
-                : `server process ended by signal ${status.signal ?? "unknown"}`
-            })
-          )
+          sink.onClose(exitError(server, status, tail?.lines()))
         })
       ),
       Effect.forkScoped
@@ -162,7 +211,8 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
 
     // Built when first needed: an idle connection keeps no error (nor its stack) around.
     let closedError: ConnectionError | undefined
-    const stdinClosed = () => closedError ??= new ConnectionError({ server, message: "server process stdin is closed" })
+    const stdinClosed = () =>
+      closedError ??= new ConnectionError({ server, message: "server process stdin is closed", reason: "closed" })
     // A closed stdin means the process is gone or going, though its exit may not be seen yet:
     // closing the transport now lets the next request start a new process instead of failing
     // here too (a crash under load would otherwise fail every request sent until the exit).
@@ -178,7 +228,10 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
         return error === undefined ? Effect.void : Effect.fail(error)
       })
 
-    return { send, write, description: `stdio:${options.command}` } satisfies Transport
+    const unanswered = (error: ConnectError) =>
+      heard ? undefined : silentError(server, error, tail?.lines(), options.inheritEnv === true)
+
+    return { send, write, description: `stdio:${options.command}`, unanswered } satisfies Transport
   })
 
 /**

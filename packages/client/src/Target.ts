@@ -48,6 +48,8 @@ export interface TargetOptions extends HttpOptions {
   readonly name?: string | undefined
   readonly readTimeout?: Duration.DurationInput | undefined
   readonly env?: Record<string, string> | undefined
+  /** A stdio server gets the host's whole environment, not the safe default (see `Stdio.Options`). */
+  readonly inheritEnv?: boolean | undefined
   readonly cwd?: string | undefined
   /** A stdio server's stderr: `log` (default), `inherit` or `ignore` (see `Stdio.Options`). */
   readonly stderr?: Stdio.Options["stderr"]
@@ -253,6 +255,7 @@ export const toConfig = (
         command,
         args,
         env: options.env,
+        inheritEnv: options.inheritEnv,
         cwd: options.cwd,
         readTimeout: options.readTimeout,
         stderr: options.stderr

@@ -11,7 +11,7 @@
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { AuthFailure } from "./McpAuth.js"
-import type { ConnectionError, ServerError, TransportError } from "./McpError.js"
+import type { ConnectError, ConnectionError, ServerError, TransportError } from "./McpError.js"
 
 /**
  * Where a transport delivers what arrives from the server.
@@ -88,6 +88,12 @@ export interface Transport {
   readonly sessionId?: (() => string | undefined) | undefined
   /** Where the transport connects (HTTP: the URL's host and port), for telemetry. */
   readonly address?: { readonly host: string; readonly port: number } | undefined
+  /**
+   * The handshake failed with `error` (a timeout, most often) while the connection stayed up:
+   * a transport that heard nothing at all from the server says so with a `ConnectionError` (stdio:
+   * the process's last stderr lines and a hint about its environment), else `undefined`.
+   */
+  readonly unanswered?: ((error: ConnectError) => ConnectionError | undefined) | undefined
 }
 
 /**

@@ -46,6 +46,14 @@ describe("newline-delimited JSON framing", () => {
     assert.deepStrictEqual(values, [{ id: 1 }])
   })
 
+  it("shows the start of a line that is not JSON at all (a server logging to stdout), escaped", () => {
+    const { lines, malformed } = decoder()
+    lines.push(bytes(`Server listening on port 3000 \u001b[2J\u202e${"x".repeat(200)}\n`))
+    assert.deepStrictEqual(malformed.map((m) => m.excerpt), [
+      `"Server listening on port 3000 \\u001b[2J\\u202e${"x".repeat(85)}…"`
+    ])
+  })
+
   it("ignores blank lines and reads a last line without a newline at the end", () => {
     const { lines, values } = decoder()
     lines.push(bytes("\n\r\n{\"a\":1}\n{\"b\""))

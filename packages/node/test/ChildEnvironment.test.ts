@@ -32,6 +32,32 @@ describe("the environment of a server process", () => {
       assert.strictEqual(env["PATH"], process.env["PATH"])
     }))
 
+  it.effect("holds the host's network settings (proxies, CA certificates), not its cloud credentials", () =>
+    Effect.gen(function*() {
+      const network = {
+        HTTPS_PROXY: "http://user:pass@proxy.example:8080",
+        http_proxy: "http://proxy.example:8080",
+        NO_PROXY: "localhost,127.0.0.1",
+        NODE_EXTRA_CA_CERTS: "/etc/ssl/company-ca.pem",
+        SSL_CERT_FILE: "/etc/ssl/certs/ca-certificates.crt",
+        SSL_CERT_DIR: "/etc/ssl/certs",
+        npm_config_https_proxy: "http://proxy.example:8080"
+      }
+      const saved = { ...process.env }
+      Object.assign(process.env, network, { AWS_SECRET_ACCESS_KEY: "do-not-leak" })
+      const env = yield* Effect.ensuring(
+        seenByChild({}),
+        Effect.sync(() => {
+          for (const name of [...Object.keys(network), "AWS_SECRET_ACCESS_KEY"]) {
+            if (saved[name] === undefined) delete process.env[name]
+            else process.env[name] = saved[name]
+          }
+        })
+      )
+      for (const [name, value] of Object.entries(network)) assert.strictEqual(env[name], value, name)
+      assert.isUndefined(env["AWS_SECRET_ACCESS_KEY"])
+    }))
+
   it.effect("holds the host's whole environment with inheritEnv", () =>
     Effect.gen(function*() {
       process.env["MCP_EFFECT_TEST_SECRET"] = "sk-passed-on-purpose"

@@ -69,3 +69,14 @@ export const stringArgs = (args: Record<string, unknown>): Effect.Effect<Record<
   }
   return Effect.succeed(result)
 }
+
+/** @internal `--env KEY=VALUE` words as the variables they set (values are strings, as is). */
+export const environment = (words: ReadonlyArray<string>): Effect.Effect<Record<string, string>, UsageError> => {
+  const result: Record<string, string> = {}
+  for (const word of words) {
+    const separator = word.indexOf("=")
+    if (separator <= 0) return Effect.fail(new UsageError({ message: `--env expects KEY=VALUE, got "${word}"` }))
+    result[word.slice(0, separator)] = word.slice(separator + 1)
+  }
+  return Effect.succeed(result)
+}

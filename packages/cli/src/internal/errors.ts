@@ -1,5 +1,5 @@
 /**
- * Failures for a person (one line, then the cause, a hint and a crashed server's stderr) and
+ * Failures for a person (one line, then a hint and a crashed server's stderr) and
  * for a program (`--json`), and the exit status of a run.
  *
  * @internal
@@ -13,7 +13,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type { Crash, Diagnostics } from "./diagnostics.js"
+import type { Diagnostics } from "./diagnostics.js"
 import * as format from "./format.js"
 import { json, type Mode, red, stripAnsi } from "./output.js"
 
@@ -52,81 +52,35 @@ export interface Described {
   readonly tag: string
   readonly message: string
   readonly server?: string | undefined
-  readonly cause?: { readonly code?: string | undefined; readonly message: string } | undefined
+  /** A `ConnectionError`'s `reason` (`refused`, `dns`, `tls`, `exited`, …). */
+  readonly reason?: McpError.ConnectionFailureReason | undefined
   readonly hint?: string | undefined
   readonly stderr?:
     | { readonly command: string; readonly exit: string; readonly lines: ReadonlyArray<string> }
     | undefined
 }
 
-interface SystemCause {
-  readonly code?: string | undefined
-  readonly message: string
-}
-
-/** The innermost error with a `code` (undici wraps Node's socket errors, sometimes in an AggregateError). */
-const systemCause = (value: unknown, depth = 0): SystemCause | undefined => {
-  if (depth > 6 || typeof value !== "object" || value === null) return undefined
-  const error = value as {
-    readonly code?: unknown
-    readonly message?: unknown
-    readonly cause?: unknown
-    readonly errors?: unknown
-  }
-  const message = typeof error.message === "string" ? error.message : ""
-  if (typeof error.code === "string") return { code: error.code, message }
-  const inner = systemCause(error.cause, depth + 1) ??
-    (Array.isArray(error.errors) ? systemCause(error.errors[0], depth + 1) : undefined)
-  return inner ?? (message === "" ? undefined : { message })
-}
-
-const NETWORK: Record<string, readonly [what: string, hint: string | undefined]> = {
-  ECONNREFUSED: ["connection refused", "nothing listens there: is the server running, on this host and port?"],
-  ENOTFOUND: ["host not found", "check the host name in the URL"],
-  EAI_AGAIN: ["the host name could not be looked up", "check the network and DNS"],
-  ECONNRESET: ["the connection was reset by the server", undefined],
-  ETIMEDOUT: ["the connection timed out", "is a firewall or a proxy in the way?"],
-  UND_ERR_CONNECT_TIMEOUT: ["the connection timed out", "is a firewall or a proxy in the way?"],
-  EHOSTUNREACH: ["the host is unreachable", undefined],
-  ENETUNREACH: ["the network is unreachable", undefined]
-}
-
-const TLS = /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|EPROTO$)/
-
-const tlsHint = (code: string): string | undefined =>
-  code === "ERR_SSL_WRONG_VERSION_NUMBER"
+/** What a certificate problem asks of the user, by the code the message names. */
+const tlsHint = (message: string): string =>
+  message.includes("WRONG_VERSION_NUMBER")
     ? "the server does not seem to speak TLS: try http://"
-    : /SELF_SIGNED|UNABLE_TO_/.test(code)
-    ? "the certificate is not trusted here: set NODE_EXTRA_CA_CERTS to the file of its CA"
-    : code === "CERT_HAS_EXPIRED"
+    : message.includes("CERT_HAS_EXPIRED")
     ? "the server's certificate has expired"
-    : code === "ERR_TLS_CERT_ALTNAME_INVALID"
-    ? "the certificate does not name this host"
-    : undefined
+    : message.includes("ALTNAME")
+    ? "the certificate does not name this host: check the host name in the URL"
+    : "the certificate is not trusted here: set NODE_EXTRA_CA_CERTS to the file of its CA"
 
-const firstLine = (text: string) => format.clean(text.split("\n")[0]!.slice(0, 200))
-
-/** The cause's line and hint. OpenSSL's own messages (`…:error:0A00010B:SSL routines:…`) are left out. */
-const explain = (cause: SystemCause): { readonly text: string; readonly hint: string | undefined } => {
-  const message = firstLine(cause.message)
-  const code = cause.code
-  if (code !== undefined && NETWORK[code] !== undefined) {
-    const [what, hint] = NETWORK[code]
-    return { text: message === "" ? `${what} (${code})` : `${what}: ${message}`, hint }
-  }
-  if (code !== undefined && TLS.test(code)) {
-    const detail = message === "" || message.includes(":error:") ? "" : `: ${message}`
-    return { text: `TLS error${detail} (${code})`, hint: tlsHint(code) }
-  }
-  if (code !== undefined && !message.includes(code)) return { text: `${message} (${code})`, hint: undefined }
-  return { text: message, hint: undefined }
-}
-
-const causeOf = (error: { readonly _tag: string; readonly message: string }, diagnostics: Diagnostics) => {
-  if (error._tag !== "ConnectionError") return undefined
-  const own = (error as McpError.ConnectionError).cause
-  const cause = own ?? (/transport error/i.test(error.message) ? diagnostics.transportCause(error.message) : undefined)
-  return cause === undefined ? undefined : systemCause(cause)
+const REASON_HINTS: Partial<
+  Record<McpError.ConnectionFailureReason, (message: string, where: string | undefined) => string>
+> = {
+  refused: () => "nothing listens there: is the server running, on this host and port?",
+  dns: () => "check the host name in the URL, and the network's DNS",
+  tls: tlsHint,
+  // A stdio server's silence is explained in its message.
+  timeout: (_message, where) =>
+    where?.startsWith("http") === true ? "is a firewall or a proxy in the way? (HTTPS_PROXY)" : "",
+  proxy: () => "check HTTPS_PROXY / HTTP_PROXY / NO_PROXY and the proxy's credentials",
+  spawn: () => "check the command: is it installed and on PATH?"
 }
 
 const is404 = (error: unknown): boolean =>
@@ -154,22 +108,23 @@ const hintOf = (error: unknown, diagnostics: Diagnostics): string | undefined =>
   if (error instanceof McpError.AuthError && error.status === 401) {
     return "the server wants authorization: run with --oauth, or give the entry an Authorization header"
   }
-  if (error instanceof McpError.ConnectionError && error.message.startsWith("could not start")) {
-    return "check the command: is it installed and on PATH?"
+  if (error instanceof McpError.ConnectionError && error.reason !== undefined) {
+    return REASON_HINTS[error.reason]?.(error.message, where) || undefined
   }
   return undefined
 }
 
-const exitText = (crash: Crash) =>
-  crash.status.code !== null ? `exited with code ${crash.status.code}` : `ended by ${crash.status.signal ?? "a signal"}`
-
-/** The crash of the server's own process when known, else the last one. */
-const stderrOf = (crashes: ReadonlyArray<Crash>, where: string | undefined): Described["stderr"] => {
-  const crash = crashes.find((c) => c.command === where) ?? crashes[crashes.length - 1]
-  return crash === undefined
+/** An exited server's last stderr lines, as the library kept them (escaped, bounded). */
+const stderrOf = (error: McpError.ConnectionError, diagnostics: Diagnostics): Described["stderr"] =>
+  error.reason !== "exited" || error.stderr === undefined
     ? undefined
-    : { command: format.clean(crash.command), exit: exitText(crash), lines: crash.stderr.map(format.clean) }
-}
+    : {
+      command: format.clean(whereOf(error, diagnostics) ?? error.server),
+      exit: error.exitCode !== undefined
+        ? `exited with code ${error.exitCode}`
+        : `ended by ${error.signal ?? "a signal"}`,
+      lines: error.stderr.map(format.clean)
+    }
 
 /**
  * A failure with what the run learned about it.
@@ -180,29 +135,25 @@ export const describe = (
   error: { readonly _tag: string; readonly message: string },
   diagnostics: Diagnostics
 ): Described => {
-  const cause = causeOf(error, diagnostics)
-  const explained = cause === undefined ? undefined : explain(cause)
   const server = (error as { readonly server?: unknown }).server
+  const connection = error instanceof McpError.ConnectionError ? error : undefined
   return {
     tag: error._tag,
     message: format.clean(error.message),
     server: typeof server === "string" ? server : undefined,
-    cause: cause === undefined ? undefined : { code: cause.code, message: firstLine(cause.message) },
-    hint: hintOf(error, diagnostics) ?? explained?.hint,
-    stderr: error._tag === "ConnectionError" ? stderrOf(diagnostics.crashes(), whereOf(error, diagnostics)) : undefined
+    reason: connection?.reason,
+    hint: hintOf(error, diagnostics),
+    stderr: connection === undefined ? undefined : stderrOf(connection, diagnostics)
   }
 }
 
 /**
- * The lines after a failure's first one: cause, hint, a crashed server's stderr.
+ * The lines after a failure's first one: a hint, a crashed server's stderr.
  *
  * @internal
  */
 export const details = (described: Described): ReadonlyArray<string> => {
   const lines: Array<string> = []
-  if (described.cause !== undefined) {
-    lines.push(`  cause: ${explain(described.cause).text}`)
-  }
   if (described.hint !== undefined) lines.push(`  hint: ${described.hint}`)
   const stderr = described.stderr
   if (stderr !== undefined) {

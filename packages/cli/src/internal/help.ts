@@ -28,6 +28,8 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--no-browser", "with --oauth: print the authorization URL instead of opening it"],
   ["--proxy URL|none", "HTTP(S) requests through this proxy, or none (default: HTTP_PROXY, HTTPS_PROXY, NO_PROXY)"],
   ["--no-era-cache", "probe each server's protocol era on every connect (default: remembered in mcp-effect/era.json)"],
+  ["--env KEY=VALUE", "a variable for every stdio server's environment (repeatable)"],
+  ["--inherit-env", "stdio servers get this shell's whole environment, not the safe default"],
   ["-h, --help", "this text"]
 ]
 

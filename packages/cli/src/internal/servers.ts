@@ -47,11 +47,18 @@ export interface Servers {
   readonly demo: boolean
 }
 
+/** @internal What `--env` and `--inherit-env` add to every stdio server's environment. */
+export interface Environment {
+  readonly env: Record<string, string>
+  readonly inheritEnv: boolean
+}
+
 /** @internal What the command line says about servers. */
 export interface Selection {
   readonly targets: ReadonlyArray<string>
   readonly config: string | undefined
   readonly oauth: OAuthOptions | undefined
+  readonly environment?: Environment | undefined
   /** Whether to look for a configuration file when none is named (`demo` does not). */
   readonly lookup: boolean
 }
@@ -75,13 +82,18 @@ export const parseTarget = (word: string): Target.Named | string => {
   return named === null ? word : { name: named[1]!, target: named[2]! }
 }
 
-const targetServer = (target: Target.Named, oauth: OAuthOptions | undefined) =>
+const targetServer = (target: Target.Named, oauth: OAuthOptions | undefined, environment: Environment | undefined) =>
   Effect.gen(function*() {
     const detected = yield* Target.parse(target.target)
     const auth = oauth === undefined || detected.transport === "stdio"
       ? undefined
       : yield* NodeOAuth.fromSettings(detected.url, { storage: oauth.storage, openBrowser: oauth.openBrowser })
-    const config = yield* Target.toConfig(target.target, { name: target.name, auth })
+    const config = yield* Target.toConfig(target.target, {
+      name: target.name,
+      auth,
+      env: environment?.env,
+      inheritEnv: environment?.inheritEnv
+    })
     const where = detected.transport === "stdio" ? detected.argv.join(" ") : redact(detected.url)
     return { name: target.name, kind: config.kind, where, config, disabled: false } satisfies Server
   })
@@ -107,19 +119,30 @@ const named = (words: ReadonlyArray<string>, taken: Iterable<string>) =>
 export const fromTargets = (
   targets: ReadonlyArray<string>,
   oauth: OAuthOptions | undefined,
-  taken: Iterable<string> = []
+  taken: Iterable<string> = [],
+  environment?: Environment | undefined
 ): Effect.Effect<ReadonlyArray<Server>, McpError.ConfigError | UsageError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const list = yield* named(targets, taken)
     if (oauth !== undefined && !list.some((t) => Target.detect(t.target).transport !== "stdio")) {
       return yield* new UsageError({ message: "--oauth applies to URL targets (--target https://…)" })
     }
-    return yield* Effect.forEach(list, (target) => targetServer(target, oauth))
+    return yield* Effect.forEach(list, (target) => targetServer(target, oauth, environment))
   })
 
-const entryServer = (path: string) => (entry: McpConfig.Entry) =>
+/** An entry with `--env` over its own `env`, and `--inherit-env` over its `inheritEnv`. */
+const withEnvironment = (entry: McpConfig.Entry, environment: Environment | undefined): McpConfig.Entry =>
+  entry.type !== "stdio" || environment === undefined
+    ? entry
+    : {
+      ...entry,
+      env: { ...entry.env, ...environment.env },
+      inheritEnv: environment.inheritEnv || entry.inheritEnv
+    }
+
+const entryServer = (path: string, environment: Environment | undefined) => (entry: McpConfig.Entry) =>
   Effect.map(
-    McpConfig.toConfig(entry, NodeMcpClient.parseOptions(path)),
+    McpConfig.toConfig(withEnvironment(entry, environment), NodeMcpClient.parseOptions(path)),
     (config): Server => ({
       name: entry.name,
       kind: config.kind,
@@ -129,10 +152,10 @@ const entryServer = (path: string) => (entry: McpConfig.Entry) =>
     })
   )
 
-const fromFile = (path: string) =>
+const fromFile = (path: string, environment: Environment | undefined) =>
   Effect.flatMap(McpConfig.loadEntries(path), (entries) =>
     Effect.mapError(
-      Effect.forEach(entries, entryServer(path)),
+      Effect.forEach(entries, entryServer(path, environment)),
       (error) => new McpError.ConfigError({ message: `${path}: ${error.message}` })
     ))
 
@@ -164,8 +187,13 @@ export const resolve = (
 > =>
   Effect.gen(function*() {
     const file = Option.getOrUndefined(yield* configFile(selection))
-    const configured = file === undefined ? [] : yield* fromFile(file)
-    const targeted = yield* fromTargets(selection.targets, selection.oauth, configured.map((server) => server.name))
+    const configured = file === undefined ? [] : yield* fromFile(file, selection.environment)
+    const targeted = yield* fromTargets(
+      selection.targets,
+      selection.oauth,
+      configured.map((server) => server.name),
+      selection.environment
+    )
     if (file === undefined && targeted.length === 0) return yield* demoServers
     return { servers: [...configured, ...targeted], file, demo: false }
   })

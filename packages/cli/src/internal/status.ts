@@ -38,7 +38,11 @@ const check = (server: Server, timeout: Duration.Duration | undefined, diagnosti
     Effect.timeoutFail({
       duration: budget,
       onTimeout: () =>
-        new McpError.ConnectionError({ server: server.name, message: `no answer within ${Duration.format(budget)}` })
+        new McpError.ConnectionError({
+          server: server.name,
+          message: `no answer within ${Duration.format(budget)}`,
+          reason: "timeout"
+        })
     }),
     Effect.match({
       onSuccess: (negotiated): Status => ({

@@ -15,6 +15,12 @@
 export const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024
 /** A line of a server's stderr, as logged (`Stdio.ts`). */
 export const MAX_STDERR_LINE = 2_000
+/** The last lines of a server's stderr a `ConnectionError` carries (`stdio/stderrTail.ts`)… */
+export const STDERR_TAIL_LINES = 20
+/** …each cut to this many characters. */
+export const STDERR_TAIL_LINE = 500
+/** Non-JSON lines on a server's stdout are logged as one warning per interval (`stdio/stdoutNoise.ts`). */
+export const STDOUT_NOISE_INTERVAL = "5 seconds"
 /**
  * A JSON HTTP body after decompression, and one SSE event (never a whole stream), unless
  * `maxDecompressedBodyBytes` says otherwise (`http/http.ts`, `wire/sse.ts`).

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { NetworkOptions } from "../UndiciHttpClient.js"
 import * as Network from "./network.js"
+import type * as ProxyAgentModule from "./proxyAgent.js"
 import type { Postprocess } from "./undiciHttpClient.js"
 
 /** A client, and the release of what it built (the dispatcher, when it is the client's own). */
@@ -50,7 +51,10 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
         const agent = typeof dispatcher === "object"
           ? dispatcher
           : ProxyAgent !== undefined && network !== undefined
-          ? (dispatcher === "global" ? ProxyAgent.global : ProxyAgent.make)(Undici, network)
+          ? (dispatcher === "global" ? ProxyAgent.global : ProxyAgent.make)(
+            Undici as unknown as ProxyAgentModule.UndiciClasses,
+            network
+          )
           : dispatcher === "global"
           ? Undici.getGlobalDispatcher()
           : new Undici.Agent()

@@ -7,7 +7,6 @@
  *
  * @internal
  */
-import type UndiciModule from "@effect/platform-node/Undici"
 import type * as Undici from "@effect/platform-node/Undici"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
@@ -17,7 +16,13 @@ import * as Tls from "node:tls"
 import * as Network from "./network.js"
 import type { Postprocess } from "./undiciHttpClient.js"
 
-type Undici = typeof UndiciModule
+/**
+ * The undici classes a dispatcher is made of. undici's default export (what the lazy client
+ * loads) holds every one at run time; its declared type leaves `EnvHttpProxyAgent` out.
+ *
+ * @internal
+ */
+export type UndiciClasses = Pick<typeof Undici, "Agent" | "Client" | "EnvHttpProxyAgent" | "Pool" | "ProxyAgent">
 type Connector = Undici.buildConnector.connector
 
 /**
@@ -107,7 +112,7 @@ const defaultCertificates = (): ReadonlyArray<string> => {
 }
 
 /** A dispatcher of `settings`, its own (the caller destroys it). */
-export const make = (Undici: Undici, settings: Network.Settings): Undici.Dispatcher => {
+export const make = (Undici: UndiciClasses, settings: Network.Settings): Undici.Dispatcher => {
   // One secure context for every connection: `ca` alone would parse the certificates per connection.
   const tls = settings.ca === undefined
     ? {}
@@ -154,7 +159,7 @@ export const make = (Undici: Undici, settings: Network.Settings): Undici.Dispatc
 const shared = new Map<string, Undici.Dispatcher>()
 
 /** The process's dispatcher of `settings`, made once. */
-export const global = (Undici: Undici, settings: Network.Settings): Undici.Dispatcher => {
+export const global = (Undici: UndiciClasses, settings: Network.Settings): Undici.Dispatcher => {
   let dispatcher = shared.get(settings.key)
   if (dispatcher === undefined) {
     dispatcher = make(Undici, settings)

@@ -92,15 +92,14 @@ export const make = <R>(
         const scope = yield* Scope.fork(sessionsScope, ExecutionStrategy.sequential)
         return yield* Effect.gen(function*() {
           const { kind: candidateKind, transport: factory } = candidates[candidate]!
-          // The transport itself, for the telemetry attributes (address, session id).
+          // The transport itself, for the telemetry attributes (address, session id) and a handshake's failure.
           let transport: Transport | undefined
           // Set once the session is open: the peer calls back when it closes (no fiber waits).
           let onDied: ((error: ConnectionError) => void) | undefined = undefined
           const peer = yield* RpcPeer.make({
             server,
-            transport: tracing === undefined
-              ? factory
-              : (sink, name) => Effect.tap(factory(sink, name), (opened) => Effect.sync(() => (transport = opened))),
+            transport: (sink, name) =>
+              Effect.tap(factory(sink, name), (opened) => Effect.sync(() => (transport = opened))),
             defaultTimeoutMs,
             onNotification: router.onNotification,
             onRequest: router.onRequest,
@@ -116,9 +115,14 @@ export const make = <R>(
               timeoutMs: defaultTimeoutMs,
               remembered
             })
-          const negotiated = yield* eraCache === undefined || eraKey === undefined || candidateKind === "sse"
+          const negotiated = yield* (eraCache === undefined || eraKey === undefined || candidateKind === "sse"
             ? detect(undefined)
-            : RememberedEra.detect(server, eraCache, eraKey, detect)
+            : RememberedEra.detect(server, eraCache, eraKey, detect)).pipe(
+              Effect.catchIf(
+                (error) => error._tag !== "ConnectionError",
+                (error) => Effect.fail(transport?.unanswered?.(error) ?? error)
+              )
+            )
           if (config.keepAlive !== undefined) {
             yield* pingWith(identity, peer, negotiated).pipe(
               Effect.catchAll((error) => Effect.logDebug(`${server}: keep-alive ping failed: ${error.message}`)),
@@ -148,7 +152,7 @@ export const make = <R>(
       })
 
     const openSession = Effect.gen(function*() {
-      if (closed) return yield* new ConnectionError({ server, message: "the connection is closed" })
+      if (closed) return yield* new ConnectionError({ server, message: "the connection is closed", reason: "closed" })
       if (live !== undefined) {
         // No longer live before its scope closes: its peer's close is no death.
         const old = live

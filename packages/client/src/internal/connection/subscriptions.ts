@@ -214,7 +214,7 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
           state.end()
           Deferred.unsafeDone(
             acknowledged,
-            Effect.fail(new ConnectionError({ server, message: "the subscription was closed" }))
+            Effect.fail(new ConnectionError({ server, message: "the subscription was closed", reason: "closed" }))
           )
         })
       ))

@@ -17,6 +17,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { AuthFailure, McpAuth } from "../../McpAuth.js"
 import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../../McpError.js"
+import { classify, withDetail } from "../connection/failure.js"
 import * as Limits from "../limits.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
@@ -145,14 +146,27 @@ export const originOf = (url: string): string => {
   }
 }
 
-/** @internal */
-export const transportError = (s: HttpSettings, error: HttpClientError.HttpClientError | string) =>
-  new ConnectionError({
+/**
+ * A failed request or response as a `ConnectionError` with its reason and low-level cause (the
+ * `HttpClientError` itself is not kept: its request holds the whole URL and the headers); the
+ * message names the origin only. A string is a breach of the transport's rules by the server.
+ *
+ * @internal
+ */
+export const transportError = (s: HttpSettings, error: HttpClientError.HttpClientError | string) => {
+  if (typeof error === "string") return new ConnectionError({ server: s.server, message: error, reason: "protocol" })
+  const failure = classify(error.cause)
+  const origin = originOf(error.request.url)
+  const what = error._tag === "RequestError"
+    ? error.reason === "Transport" ? `could not reach ${origin}` : `could not send a request to ${origin}`
+    : `the response from ${origin} broke off`
+  return new ConnectionError({
     server: s.server,
-    message: typeof error === "string"
-      ? error
-      : `HTTP ${error.reason.toLowerCase()} error: ${error.message.slice(0, 200)}`
+    message: withDetail(what, failure),
+    cause: error.cause,
+    reason: failure.reason
   })
+}
 
 /**
  * Executes a request, following redirects ourselves: to another origin, configured headers and

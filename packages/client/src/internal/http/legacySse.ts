@@ -36,7 +36,8 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
       yield* Effect.ignore(Stream.runDrain(Stream.take(opened.stream, 4)))
       return yield* new ConnectionError({
         server,
-        message: `GET ${origin} did not open an SSE stream (HTTP ${opened.status})`
+        message: `GET ${origin} did not open an SSE stream (HTTP ${opened.status})`,
+        reason: "protocol"
       })
     }
 
@@ -47,13 +48,19 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
       } catch {
         return Deferred.unsafeDone(
           endpoint,
-          Effect.fail(new ConnectionError({ server, message: "invalid endpoint event" }))
+          Effect.fail(new ConnectionError({ server, message: "invalid endpoint event", reason: "protocol" }))
         )
       }
       if (url.origin !== origin) {
         return Deferred.unsafeDone(
           endpoint,
-          Effect.fail(new ConnectionError({ server, message: `refused an endpoint on another origin (${url.origin})` }))
+          Effect.fail(
+            new ConnectionError({
+              server,
+              message: `refused an endpoint on another origin (${url.origin})`,
+              reason: "protocol"
+            })
+          )
         )
       }
       Deferred.unsafeDone(endpoint, Effect.succeed(url.toString()))
@@ -76,8 +83,9 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
       lastEventId: () => {}
     }).pipe(
       Effect.ensuring(Effect.sync(() => {
-        Deferred.unsafeDone(endpoint, Effect.fail(new ConnectionError({ server, message: "the SSE stream ended" })))
-        if (!closed) sink.onClose(new ConnectionError({ server, message: "the SSE stream ended" }))
+        const ended = new ConnectionError({ server, message: "the SSE stream ended", reason: "closed" })
+        Deferred.unsafeDone(endpoint, Effect.fail(ended))
+        if (!closed) sink.onClose(ended)
       })),
       Effect.ignore,
       Effect.forkScoped
@@ -87,7 +95,7 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
     const postUrl = yield* Deferred.await(endpoint).pipe(
       Effect.timeoutFail({
         duration: options.readTimeout ?? Duration.seconds(30),
-        onTimeout: () => new ConnectionError({ server, message: "no endpoint event arrived" })
+        onTimeout: () => new ConnectionError({ server, message: "no endpoint event arrived", reason: "protocol" })
       })
     )
     yield* Deprecations.warnOnce("http+sse")

@@ -75,7 +75,9 @@ export const open = (
           return Effect.sync(() =>
             sink.onRequestFailed(
               id,
-              error._tag === "InvalidResponseError" ? new ConnectionError({ server, message: error.message }) : error
+              error._tag === "InvalidResponseError"
+                ? new ConnectionError({ server, message: error.message, reason: "protocol" })
+                : error
             )
           )
         }
@@ -93,7 +95,9 @@ export const open = (
 
     const send = (message: object, hints?: SendHints): Effect.Effect<void, SendError> =>
       Effect.suspend(() => {
-        if (c.closed) return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed" }))
+        if (c.closed) {
+          return Effect.fail(new ConnectionError({ server, message: "the HTTP session is closed", reason: "closed" }))
+        }
         const m = message as Json
         const method = typeof m.method === "string" ? m.method : "response"
         const id = typeof m.method === "string" && Reply.isId(m.id) ? m.id : undefined
@@ -118,7 +122,7 @@ export const open = (
           return Effect.catchTag(
             exchange,
             "InvalidResponseError",
-            (e) => Effect.fail(new ConnectionError({ server, message: e.message }))
+            (e) => Effect.fail(new ConnectionError({ server, message: e.message, reason: "protocol" }))
           )
         }
         const fiber = forkExchange(exchange, id, method)

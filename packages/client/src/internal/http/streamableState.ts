@@ -150,6 +150,8 @@ export const expired = (c: Connection, method: string, id: Id | undefined): Sess
   c.closed = true
   const error = new SessionExpiredError({ server: c.s.server, method })
   if (id !== undefined) c.sink.onRequestFailed(id, error)
-  c.sink.onClose(new ConnectionError({ server: c.s.server, message: "the server expired the session" }))
+  c.sink.onClose(
+    new ConnectionError({ server: c.s.server, message: "the server expired the session", reason: "closed" })
+  )
   return error
 }

@@ -263,7 +263,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     yield* Scope.addFinalizer(
       scope,
       Effect.sync(() => {
-        onClose(new ConnectionError({ server, message: "connection closed" }))
+        onClose(new ConnectionError({ server, message: "connection closed", reason: "closed" }))
         deadlineFiber?.unsafeInterruptAsFork(FiberId.none)
         deadlineFiber = undefined
       })

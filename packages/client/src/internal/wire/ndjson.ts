@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { escapeControl } from "../connection/logMessage.js"
 
 /** @internal */
 export interface LineDecoder {
@@ -18,6 +19,8 @@ export interface LineHandlers {
 }
 
 const NEWLINE = 0x0a
+/** Characters of a non-JSON line shown in its summary. */
+const MAX_EXCERPT = 120
 
 /** @internal */
 export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): LineDecoder => {
@@ -36,7 +39,7 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
     try {
       value = JSON.parse(text)
     } catch {
-      handlers.onMalformed("invalid-json", bytes, summarize(text.slice(0, 4096)))
+      handlers.onMalformed("invalid-json", bytes, describeLine(text.slice(0, 4096)))
       return
     }
     handlers.onValue(value)
@@ -98,7 +101,7 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
 }
 
 /**
- * A structural summary of a malformed line, never its payload: JSON-RPC method and id when
+ * A structural summary of a malformed message, never its payload: JSON-RPC method and id when
  * they can be spotted, else nothing.
  *
  * @internal
@@ -110,6 +113,20 @@ export const summarize = (text: string): string => {
   if (method !== undefined) parts.push(`method=${method}`)
   if (id !== undefined) parts.push(`id=${id}`)
   return parts.join(" ")
+}
+
+/**
+ * A malformed line as its log shows it. Text that looks like JSON (a message that broke) gets
+ * its {@link summarize structural summary}; other text (a server logging to stdout, a banner)
+ * is shown: its first characters, quoted and escaped.
+ *
+ * @internal
+ */
+export const describeLine = (text: string): string => {
+  const trimmed = text.trim()
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) return summarize(text)
+  const shown = trimmed.length > MAX_EXCERPT ? `${trimmed.slice(0, MAX_EXCERPT)}…` : trimmed
+  return `"${escapeControl(shown, MAX_EXCERPT + 1)}"`
 }
 
 /** @internal */
