@@ -338,11 +338,15 @@ describe("proxy failures", () => {
       // Through the MCP client and the facade: a ConnectionError, the credentials nowhere.
       const viaLayer = yield* Effect.flip(echoVia(server.mcpUrl, { proxy: withCredentials }))
       assert.instanceOf(viaLayer, ConnectionError)
+      assert.strictEqual(viaLayer.reason, "proxy")
+      assert.include(viaLayer.message, `proxy ${proxy.url} answered 407 Proxy Authentication Required`)
+      assert.strictEqual((viaLayer.cause as { readonly code?: string }).code, "EPROXY")
       assert.notInclude(printed(viaLayer), secret)
       const viaFacade = yield* Effect.promise(() =>
         connect(`${https}/mcp`, { proxy: withCredentials, ca: ca.ca }).then(() => undefined, (error: unknown) => error)
       )
       assert.instanceOf(viaFacade, ConnectionError)
+      assert.strictEqual((viaFacade as ConnectionError).reason, "proxy")
       assert.notInclude(printed(viaFacade), secret)
       // The right credentials go through (sent to the proxy, never to the server).
       const right = `http://alice:right-password@127.0.0.1:${proxy.port}`
