@@ -7,10 +7,11 @@ import { fileURLToPath } from "node:url"
 import { fakeServerBin } from "./paths.js"
 import { withEverythingHttp } from "./peerProcess.js"
 
-// Every kind of program exits by itself once its client is closed. The bound is generous (a
-// loaded machine is slow); `npm run bench` reports the real figure. The old failure mode was a
-// process that lived ~10 s on after close().
-const boundMs = 2_000
+// Every kind of program exits by itself once its client is closed: nothing of the client's (a
+// socket, a child, a timer, a worker) is left holding the event loop. How long an exit takes is
+// measured by `npm run bench`, not asserted here (a loaded machine is slow; on Node 20 and 22 the
+// exit also waits for V8 to finish compiling undici's WebAssembly parser). The old failure mode
+// was a process that lived ~10 s on after close(), held by a timer.
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.resolve(here, "../../..")
@@ -21,45 +22,46 @@ interface Ended {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
-  /** From the last byte of stdout to the exit. */
-  readonly lingeredMs: number
 }
 
-/** Runs a program to its end and measures how long it lived after its last output. */
+/** Runs a program to its end (killed after a minute: a hang). */
 const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, input?: (child: ChildProcess) => void) =>
   new Promise<Ended>((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } })
     let stdout = ""
     let stderr = ""
-    let last = Date.now()
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-      last = Date.now()
-    })
+    child.stdout.on("data", (chunk) => (stdout += chunk))
     child.stderr.on("data", (chunk) => (stderr += chunk))
     child.on("error", reject)
-    child.on("exit", (code) => resolve({ code, stdout, stderr, lingeredMs: Date.now() - last }))
+    child.on("exit", (code) => resolve({ code, stdout, stderr }))
     input?.(child)
     setTimeout(() => child.kill("SIGKILL"), 60_000).unref()
   })
 
-const expectPromptExit = (ended: Ended, marker: string) => {
+/** The process ended by itself (not killed), having printed `marker`. */
+const expectExit = (ended: Ended, marker: string) => {
   assert.strictEqual(ended.code, 0, ended.stderr)
   assert.include(ended.stdout, marker)
-  assert.isBelow(ended.lingeredMs, boundMs, `the process lived ${ended.lingeredMs} ms after its last output`)
 }
 
-describe("a closed client's process exits at once", () => {
+/** {@link expectExit}, and after close() nothing but an `Immediate` was left holding the process. */
+const expectNothingLeft = (ended: Ended) => {
+  expectExit(ended, "closed")
+  const left = JSON.parse(ended.stdout.trimEnd().split("\n").at(-1)!) as Array<string>
+  assert.deepStrictEqual(left.filter((resource) => resource !== "Immediate"), [], ended.stdout)
+}
+
+describe("a closed client's process exits by itself", () => {
   it("the Promise facade over stdio", async () => {
-    expectPromptExit(await run([program, "facade", fakeServerBin]), "closed")
+    expectNothingLeft(await run([program, "facade", fakeServerBin]))
   })
 
   it("the Promise facade after a call validated in the JSON Schema worker", async () => {
-    expectPromptExit(await run([program, "validate", fakeServerBin]), "closed")
+    expectNothingLeft(await run([program, "validate", fakeServerBin]))
   })
 
   it("NodeMcpClient.layer", async () => {
-    expectPromptExit(await run([program, "layer", fakeServerBin]), "closed")
+    expectNothingLeft(await run([program, "layer", fakeServerBin]))
   })
 
   it("McpClientLive from a configuration file", async () => {
@@ -69,21 +71,20 @@ describe("a closed client's process exits at once", () => {
       config,
       JSON.stringify({ mcpServers: { fake: { type: "stdio", command: process.execPath, args: [fakeServerBin] } } })
     )
-    expectPromptExit(await run([program, "live"], { MCP_CONFIG: config }), "closed")
+    expectNothingLeft(await run([program, "live"], { MCP_CONFIG: config }))
   })
 
   it("the Promise facade over Streamable HTTP (undici's sockets)", async () => {
-    await withEverythingHttp(async (url) => expectPromptExit(await run([program, "http", url]), "closed"))
+    await withEverythingHttp(async (url) => expectNothingLeft(await run([program, "http", url])))
   })
 
   it("the CLI, for --version and for a one-shot call", async () => {
-    expectPromptExit(await run([cli, "--version"]), "0.1.0")
-    expectPromptExit(await run([cli, "call", "add", "--args", "{\"a\":2,\"b\":3}"]), "5")
+    expectExit(await run([cli, "--version"]), "0.1.0")
+    expectExit(await run([cli, "call", "add", "--args", "{\"a\":2,\"b\":3}"]), "5")
   })
 
   it("the fake server binary, when its stdin closes", async () => {
     const ended = await run([fakeServerBin], {}, (child) => setTimeout(() => child.stdin?.end(), 200))
     assert.strictEqual(ended.code, 0, ended.stderr)
-    assert.isBelow(ended.lingeredMs, boundMs + 200)
   })
 })

@@ -1,5 +1,6 @@
-// One way of using the client per mode, each ending with close(): prints "closed" and then must
-// exit by itself (Exit.test.ts measures how long the process lives on after that line).
+// One way of using the client per mode, each ending with close(): prints "closed", then, a turn
+// of the event loop at a time, what still keeps the process alive
+// (`process.getActiveResourcesInfo()`, a JSON array per line), and must exit by itself.
 //   node closeAndExit.mjs <facade|validate|layer|live> <fake server bin>
 //   node closeAndExit.mjs http <url>
 import * as McpClient from "@mcp-effect/client/McpClient";
@@ -47,3 +48,10 @@ switch (mode) {
     throw new Error(`unknown mode ${mode}`);
 }
 closed();
+let turns = 0;
+const look = () => {
+  const left = process.getActiveResourcesInfo().filter((r) => r !== "PipeWrap" && r !== "TTYWrap");
+  process.stdout.write(`${JSON.stringify(left)}\n`);
+  if (left.some((r) => r !== "Immediate") && ++turns < 20) setImmediate(look);
+};
+setImmediate(look);
