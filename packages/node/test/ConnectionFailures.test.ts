@@ -17,7 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Https from "node:https"
 import * as Net from "node:net"
@@ -25,6 +24,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { fakeServerBin } from "./paths.js"
+import { testCa } from "./testCertificates.js"
 
 const options: ServerConnection.Options = { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
 
@@ -77,65 +77,15 @@ const httpClient = (dispatcher?: Undici.Dispatcher) =>
 
 // --- TLS --------------------------------------------------------------------------------------
 
-const openssl = (dir: string, args: ReadonlyArray<string>) => {
-  try {
-    execFileSync("openssl", args, { cwd: dir, stdio: "pipe" })
-  } catch (error) {
-    throw new Error(
-      `these tests need the openssl command (Debian package openssl): openssl ${args.join(" ")} failed: ${error}`
-    )
-  }
-}
-
-const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-
 /**
- * A test CA, a certificate it signed for `wrong.example` (served for `localhost`, its name is
- * the failure), and a self-signed certificate for `localhost` (its trust is the failure).
+ * A test CA's certificate, a certificate it signed for `wrong.example` (served for `localhost`,
+ * its name is the failure), and a self-signed certificate for `localhost` (its trust is the failure).
  */
-const certificates = Effect.map(tempDir, (dir) => {
-  openssl(dir, ["req", "-x509", ...EC, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=test CA"])
-  openssl(dir, ["req", ...EC, "-keyout", "wrong.key", "-out", "wrong.csr", "-subj", "/CN=wrong.example"])
-  Fs.writeFileSync(Path.join(dir, "wrong.ext"), "subjectAltName=DNS:wrong.example\n")
-  openssl(dir, [
-    "x509",
-    "-req",
-    "-in",
-    "wrong.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "wrong.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "wrong.ext"
-  ])
-  openssl(dir, [
-    "req",
-    "-x509",
-    ...EC,
-    "-keyout",
-    "self.key",
-    "-out",
-    "self.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost,IP:127.0.0.1"
-  ])
-  const read = (name: string) => Fs.readFileSync(Path.join(dir, name), "utf8")
-  return {
-    ca: read("ca.pem"),
-    wrongName: { key: read("wrong.key"), cert: read("wrong.pem") },
-    selfSigned: { key: read("self.key"), cert: read("self.pem") }
-  }
-})
+const certificates = Effect.map(testCa, (ca) => ({
+  ca: ca.ca,
+  wrongName: ca.issue("wrong.example", "DNS:wrong.example"),
+  selfSigned: ca.selfSigned("localhost", "DNS:localhost,IP:127.0.0.1")
+}))
 
 const httpsServer = (identity: { readonly key: string; readonly cert: string }) =>
   listening(Https.createServer(identity, (_request, response) => response.end("{}")))

@@ -19,15 +19,14 @@ import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ChildProcess from "node:child_process"
-import * as Fs from "node:fs"
 import * as Net from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Readline from "node:readline"
 import * as Tls from "node:tls"
 import { fileURLToPath } from "node:url"
 import * as Util from "node:util"
 import { freePort } from "./peerProcess.js"
+import * as TestCertificates from "./testCertificates.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.resolve(here, "../../..")
@@ -89,15 +88,6 @@ const startProxy = (auth?: string) =>
     ({ child }) => Effect.sync(() => child.kill())
   ).pipe(Effect.map(({ proxy }) => proxy))
 
-/** Runs `openssl` with `args` in `dir`; a missing `openssl` fails the test with what to install. */
-const openssl = (dir: string, args: ReadonlyArray<string>) => {
-  const result = ChildProcess.spawnSync("openssl", args, { cwd: dir, encoding: "utf8" })
-  if (result.error !== undefined) {
-    throw new Error(`openssl is needed (apt-get install openssl): ${result.error.message}`)
-  }
-  if (result.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${result.stderr}`)
-}
-
 interface TestCa {
   readonly dir: string
   /** The CA's certificate, PEM. */
@@ -108,64 +98,10 @@ interface TestCa {
   readonly key: string
 }
 
-/** A test CA and a server certificate it signs, made with `openssl` in a temporary directory. */
-const testCa = Effect.acquireRelease(
-  Effect.sync((): TestCa => {
-    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-ca-"))
-    const days = ["-days", "2"]
-    openssl(dir, [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.pem",
-      ...days,
-      "-subj",
-      "/CN=mcp-effect test CA"
-    ])
-    openssl(dir, [
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "server.key",
-      "-out",
-      "server.csr",
-      "-subj",
-      "/CN=127.0.0.1"
-    ])
-    Fs.writeFileSync(Path.join(dir, "san.cnf"), "subjectAltName=IP:127.0.0.1\n")
-    openssl(dir, [
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "server.pem",
-      ...days,
-      "-extfile",
-      "san.cnf"
-    ])
-    const read = (file: string) => Fs.readFileSync(Path.join(dir, file), "utf8")
-    return {
-      dir,
-      ca: read("ca.pem"),
-      caFile: Path.join(dir, "ca.pem"),
-      cert: read("server.pem"),
-      key: read("server.key")
-    }
-  }),
-  ({ dir }) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+/** A test CA and a server certificate it signs for 127.0.0.1. */
+const testCa = Effect.map(
+  TestCertificates.testCa,
+  (ca): TestCa => ({ ...ca, ...ca.issue("127.0.0.1", "IP:127.0.0.1") })
 )
 
 /** A TLS server on 127.0.0.1 in front of `upstream` (an `http://127.0.0.1:<port>` URL): its `https:` twin. */
