@@ -104,23 +104,39 @@ const testCa = Effect.map(
   (ca): TestCa => ({ ...ca, ...ca.issue("127.0.0.1", "IP:127.0.0.1") })
 )
 
-/** A TLS server on 127.0.0.1 in front of `upstream` (an `http://127.0.0.1:<port>` URL): its `https:` twin. */
+/**
+ * A TLS server on 127.0.0.1 in front of `upstream` (an `http://127.0.0.1:<port>` URL): its `https:`
+ * twin. Closing it destroys the connections still open: the test proxy leaves a tunnel's far end
+ * open when the client resets its end (no FIN to forward), and `close` alone would wait for it.
+ */
 const tlsFront = (ca: TestCa, upstream: string) =>
   Effect.map(
     Effect.acquireRelease(
-      Effect.async<Tls.Server>((resume) => {
+      Effect.async<{ readonly server: Tls.Server; readonly open: Set<Net.Socket> }>((resume) => {
         const port = Number(new URL(upstream).port)
+        const open = new Set<Net.Socket>()
         const server = Tls.createServer({ key: ca.key, cert: ca.cert }, (socket) => {
           const back = Net.connect(port, "127.0.0.1")
           socket.pipe(back).pipe(socket)
-          socket.on("error", () => back.destroy())
-          back.on("error", () => socket.destroy())
+          socket.on("close", () => back.destroy())
+          back.on("close", () => socket.destroy())
+          socket.on("error", () => {})
+          back.on("error", () => {})
         })
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        // Every connection, those whose handshake never completes too.
+        server.on("connection", (socket: Net.Socket) => {
+          open.add(socket)
+          socket.on("close", () => open.delete(socket))
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, open })))
       }),
-      (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      ({ open, server }) =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          for (const socket of open) socket.destroy()
+        })
     ),
-    (server) => `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
+    ({ server }) => `https://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
   )
 
 const fake = FakeHttpServer.make({ definition: Scenarios.demo, responseMode: "json" })
