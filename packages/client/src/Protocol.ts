@@ -6,8 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { escapeControl } from "./internal/connection/logMessage.js"
 import * as ResultCache from "./internal/connection/resultCache.js"
+import { escapeControl } from "./internal/escape.js"
 import {
   CapabilityError,
   HeaderMismatchError,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { classify } from "../src/internal/connection/failure.js"
+import { classify } from "../src/internal/failure.js"
 
 // The classifier on the shapes low-level failures take (the real sockets, processes and TLS
 // servers are in packages/node/test/ConnectionFailures.test.ts): Node's system errors, undici's,

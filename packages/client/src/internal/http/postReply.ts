@@ -5,7 +5,7 @@
  * @internal
  */
 import type * as Either from "effect/Either"
-import { escapeControl } from "../connection/logMessage.js"
+import { escapeControl } from "../escape.js"
 
 /** @internal */
 export type Json = Record<string, unknown>

@@ -12,7 +12,7 @@ import { ConnectionError, RequestTimeoutError, ServerError } from "../../McpErro
 import type { RequestError } from "../../McpError.js"
 import type { Options, Progress, RequestOptions, RpcPeer } from "../../RpcPeer.js"
 import type { SendError, SendHints, Transport } from "../../Transport.js"
-import { escapeControl } from "../connection/logMessage.js"
+import { escapeControl } from "../escape.js"
 import * as Limits from "../limits.js"
 import * as ServerRequests from "./serverRequests.js"
 

@@ -17,7 +17,7 @@ import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { RequestHandler } from "../../RpcPeer.js"
-import { escapeControl } from "../connection/logMessage.js"
+import { escapeControl } from "../escape.js"
 
 /** @internal */
 export interface Options {

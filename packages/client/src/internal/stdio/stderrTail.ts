@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { escapeControl } from "../connection/logMessage.js"
+import { escapeControl } from "../escape.js"
 import * as Limits from "../limits.js"
 
 /** @internal */

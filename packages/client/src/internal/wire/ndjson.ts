@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { escapeControl } from "../connection/logMessage.js"
+import { escapeControl } from "../escape.js"
 
 /** @internal */
 export interface LineDecoder {

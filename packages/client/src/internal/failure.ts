@@ -7,8 +7,8 @@
  *
  * @internal
  */
-import type { ConnectionFailureReason } from "../../McpError.js"
-import { escapeControl } from "./logMessage.js"
+import type { ConnectionFailureReason } from "../McpError.js"
+import { escapeControl } from "./escape.js"
 
 /** @internal */
 export interface Failure {
