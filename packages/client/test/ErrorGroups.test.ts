@@ -83,4 +83,30 @@ describe("error groups", () => {
         Effect.succeed(e.server))
       assert.strictEqual(viaCatchIf, "s")
     }))
+  it.effect("catchTag(\"ServerError\") leaves an HTTP 5xx; catchGroup(isServerRejected) takes both", () =>
+    Effect.gen(function*() {
+      // Decision 120: a 5xx keeps its own tag (the client retries it, never a JSON-RPC error);
+      // "the server refused" is the serverRejected group.
+      const transient = new McpError.TransientServerError({ server: "s", method: "tools/list", status: 503 })
+      const refused = new McpError.ServerError({ server: "s", method: "m", code: -32602, message: "bad" })
+      const fails = (error: McpError.TransientServerError | McpError.ServerError) =>
+        Effect.fail(error) as Effect.Effect<string, McpError.TransientServerError | McpError.ServerError>
+      const left: McpError.TransientServerError = yield* Effect.flip(
+        Effect.catchTag(fails(transient), "ServerError", () => Effect.succeed("caught"))
+      )
+      assert.strictEqual(left, transient)
+      for (const error of [transient, refused]) {
+        const caught = yield* McpError.catchGroup(
+          fails(error),
+          McpError.isServerRejected,
+          (e) => Effect.succeed(e._tag)
+        )
+        assert.strictEqual(caught, error._tag)
+        const byTags = yield* Effect.catchTags(fails(error), {
+          ServerError: (e) => Effect.succeed(`${e.code}`),
+          TransientServerError: (e) => Effect.succeed(`${e.status}`)
+        })
+        assert.strictEqual(byTags, error._tag === "ServerError" ? "-32602" : "503")
+      }
+    }))
 })

@@ -54,4 +54,20 @@ describe("roots at any time", () => {
       const answer = (yield* server.received).find((r) => r.message.id === "roots-1")
       assert.deepStrictEqual(answer?.message.result, { roots: work })
     }))
+  it.scoped("a roots function is read at every roots/list, until setRoots replaces it", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "modern", tools: [where] })
+      let current: ReadonlyArray<{ uri: string; name: string }> = work
+      const client = yield* McpClient.make({ servers: [server.config()], handlers: { roots: () => current } })
+      const rootsSeen = (result: { content: ReadonlyArray<unknown> }) =>
+        JSON.parse((result.content[0] as { text: string }).text)
+      assert.deepStrictEqual(rootsSeen(yield* client.callTool("where")), { roots: work })
+      const home = [{ uri: "file:///home", name: "home" }]
+      current = home
+      assert.deepStrictEqual(rootsSeen(yield* client.callTool("where")), { roots: home })
+      assert.deepStrictEqual(client.roots(), home)
+      yield* client.setRoots(work)
+      current = []
+      assert.deepStrictEqual(rootsSeen(yield* client.callTool("where")), { roots: work })
+    }))
 })

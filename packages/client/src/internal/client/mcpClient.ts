@@ -49,16 +49,14 @@ export const make = <R>(
         }
       }
     }
-    // One roots list for every connection, read at each roots/list (setRoots replaces it).
+    // One roots source for every connection: the host's list or function, read at each
+    // roots/list, until setRoots replaces it with a list.
     const initialRoots = options.handlers?.roots
-    let roots: ReadonlyArray<Root> = initialRoots === undefined
-      ? []
-      : typeof initialRoots === "function"
-      ? initialRoots()
-      : initialRoots
+    let roots: ReadonlyArray<Root> | (() => ReadonlyArray<Root>) = initialRoots ?? []
+    const currentRoots = (): ReadonlyArray<Root> => typeof roots === "function" ? roots() : roots
     const handlers = options.handlers === undefined
       ? undefined
-      : { ...options.handlers, ...(initialRoots === undefined ? {} : { roots: () => roots }) }
+      : { ...options.handlers, ...(initialRoots === undefined ? {} : { roots: currentRoots }) }
     // The JSON Schema engine: the host's (e.g. the Node worker with a hard deadline), else an
     // in-process one owned by this client.
     const provided = yield* Effect.serviceOption(JsonSchema.JsonSchema)
@@ -321,8 +319,9 @@ export const make = <R>(
         Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.unsubscribeResource(uri, callOptions)),
       setRoots: (next) =>
         Effect.suspend(() => {
-          roots = [...next]
-          return Effect.forEach(servers, (c) => c.setRoots(roots), { discard: true })
+          const list = [...next]
+          roots = list
+          return Effect.forEach(servers, (c) => c.setRoots(list), { discard: true })
         }),
       clearCache: (selected) =>
         selected === undefined
@@ -330,7 +329,7 @@ export const make = <R>(
           : Effect.flatMap(server(selected), (c) => c.clearCache),
       cacheInfo: (kind, infoOptions) =>
         Effect.flatMap(only(infoOptions?.server), (c) => c.cacheInfo(kind, infoOptions?.uri)),
-      roots: () => roots,
+      roots: currentRoots,
       onNotification: (listener) =>
         Effect.acquireRelease(
           Effect.sync(() => listeners.add(listener)),
