@@ -16,7 +16,6 @@ import * as Zlib from "node:zlib"
 import * as HeaderParams from "../src/HeaderParams.js"
 import { BodyReaderTypeId } from "../src/internal/http/bodyReader.js"
 import * as Http from "../src/internal/http/http.js"
-import * as SseBody from "../src/internal/http/sseBody.js"
 import { decompressBody } from "../src/internal/wire/decompress.js"
 import { makeLineDecoder } from "../src/internal/wire/ndjson.js"
 import { makeSseParser } from "../src/internal/wire/sse.js"
@@ -107,55 +106,6 @@ describe("properties", () => {
             if (event.id !== undefined) assert.isAtMost(event.id.length, MAX_ID)
           }
           assert.isAtMost(whole.skipped, bytes.length)
-        }),
-        RUNS
-      ))
-  })
-
-  describe("the start of a skipped SSE event", () => {
-    const id = fc.oneof(fc.integer(), fc.string({ unit: "binary", maxLength: 40 }))
-    const jsonish = fc
-      .array(
-        fc.oneof(
-          fc.constantFrom(
-            "{\"",
-            "\"id\"",
-            "\"result\"",
-            "\"method\"",
-            ":",
-            ",",
-            "\"\\",
-            "\\u12",
-            "-0",
-            "01",
-            "1e",
-            "}",
-            "\""
-          ),
-          fc.string()
-        )
-      )
-      .map((parts) => parts.join(""))
-
-    it("is classified without throwing, whatever it holds", () =>
-      fc.assert(
-        fc.property(jsonish, id, (head, responseId) => {
-          assert.oneOf(SseBody.classifyHead(head, responseId), ["response", "other", "unknown"])
-        }),
-        RUNS
-      ))
-
-    it("is the awaited response exactly when its id is the request's", () =>
-      fc.assert(
-        fc.property(id, id, fc.nat({ max: 300 }), (mine, theirs, length) => {
-          const head = JSON.stringify({ jsonrpc: "2.0", id: theirs, result: { text: "x".repeat(300) } }).slice(
-            0,
-            length
-          )
-          const kind = SseBody.classifyHead(head, mine)
-          if (mine !== theirs) assert.notStrictEqual(kind, "response")
-          else if (head.includes("\"result\":{")) assert.strictEqual(kind, "response")
-          else assert.strictEqual(kind, "unknown")
         }),
         RUNS
       ))

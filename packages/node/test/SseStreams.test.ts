@@ -123,15 +123,20 @@ describe("SSE streams", () => {
 
   for (const gzip of [false, true]) {
     it.scopedLive(
-      `a POST reply: an oversized notification is skipped, the request still answers${gzip ? ", gzip'd" : ""}`,
+      `a POST reply: an oversized notification fails the request at once, the connection goes on${
+        gzip ? ", gzip'd" : ""
+      }`,
       () =>
         Effect.gen(function*() {
           const { connection, methods, uris } = yield* connect("streamable", { gzip, cap: MiB })
-          const result = yield* connection.callTool("noisy", {})
-          assert.deepStrictEqual(result.content, [{ type: "text", text: "ok" }])
-          yield* until(() => uris.length === 2)
-          assert.deepStrictEqual(uris, ["x://before", "x://after"])
+          const error = yield* Effect.flip(connection.callTool("noisy", {}))
+          assert.instanceOf(error, ResponseTooLargeError)
+          assert.deepStrictEqual(uris, ["x://before"])
           assert.isFalse(methods.some((m) => m.startsWith("mmm")))
+          assert.deepStrictEqual((yield* connection.callTool("echo", { message: "next" })).content, [{
+            type: "text",
+            text: "next"
+          }])
         }).pipe(Effect.provide(NodeMcpClient.platform)),
       30_000
     )
@@ -193,6 +198,58 @@ describe("SSE streams", () => {
         assert.deepStrictEqual(seen, Array.from({ length: 256 }, (_, n) => n))
         assert.isTrue(subscription.isActive())
         assert.strictEqual((yield* listens).length, 1)
+      }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)),
+    30_000
+  )
+
+  it.scopedLive(
+    "a POST reply of `data: ` and an endless line fails at once, the client reads past the cap by a chunk",
+    () =>
+      Effect.gen(function*() {
+        const cap = MiB
+        let written = 0
+        let endlessClosed = false
+        const url = yield* rawServer((req, res) => {
+          if (req.method !== "POST") return void res.writeHead(405).end()
+          let body = ""
+          req.on("data", (chunk) => (body += chunk))
+          req.on("end", () => {
+            const message = JSON.parse(body)
+            if (message.id === undefined) return void res.writeHead(202).end()
+            if (message.method === "tools/call") {
+              res.writeHead(200, { "content-type": "text/event-stream" })
+              res.on("close", () => (endlessClosed = true))
+              res.write(`data: {"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"text":"`)
+              // Written as fast as the client reads, for ever.
+              const filler = "x".repeat(64 * KiB)
+              const more = () => {
+                while (!res.destroyed && res.write(filler)) written += filler.length
+                if (!res.destroyed) written += filler.length
+              }
+              res.on("drain", more)
+              return more()
+            }
+            const answer = message.method === "initialize"
+              ? {
+                result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "raw", version: "1" } }
+              }
+              : message.method === "tools/list"
+              ? { result: { tools: [{ name: "endless", inputSchema: { type: "object" } }] } }
+              : { error: { code: -32601, message: "Method not found" } }
+            res.writeHead(200, { "content-type": "application/json" })
+            res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...answer }))
+          })
+        })
+        const connection = yield* ServerConnection.make(
+          StreamableHttp.config({ name: "raw", url, maxDecompressedBodyBytes: cap }),
+          { clientInfo: { name: "test", version: "1" }, onNotification: () => {} }
+        )
+        const error = yield* Effect.flip(connection.callTool("endless", {}))
+        assert.instanceOf(error, ResponseTooLargeError)
+        yield* until(() => endlessClosed)
+        // What the server got written: what the client read (the cap and a chunk) plus what the
+        // sockets' buffers held when it stopped; the old skip rule read 64 MiB before failing.
+        assert.isBelow(written, 16 * MiB)
       }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)),
     30_000
   )

@@ -28,56 +28,13 @@ export interface SseReadOptions {
   readonly onRetry: (millis: number) => void
   readonly lastEventId: (id: string) => void
   /**
-   * The id of the request whose reply this stream is. An oversized event that starts as that
-   * request's response is reported at once to `onResponseTooLarge` (the stream goes on); one that
-   * cannot be told apart from it, or a stream closed as garbage after oversized events, makes the
-   * read fail with `ResponseTooLargeError` when it ends. Without it, a stream closed as garbage
-   * fails with `ConnectionError`, which its owner treats as any dropped stream (re-opening it).
+   * The id of the request whose reply this stream is. On such a stream an event over the cap
+   * ends the read at once, failing with `ResponseTooLargeError` (at most the cap plus one chunk
+   * read): waiting for the event's end could mean reading without bound. Without it (a GET or
+   * listen stream) oversized events are skipped, and a stream closed as garbage fails with
+   * `ConnectionError`, which its owner treats as any dropped stream (re-opening it).
    */
   readonly responseId?: string | number | undefined
-  readonly onResponseTooLarge?: ((error: ResponseTooLargeError) => void) | undefined
-}
-
-// JSON's own grammar for strings and numbers, so that what matched always parses.
-const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`
-const KEY = new RegExp(String.raw`\s*(${STRING})\s*:\s*`, "y")
-const VALUE = new RegExp(
-  String.raw`(${STRING}|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*([,}])?`,
-  "y"
-)
-
-/**
- * What the start of a skipped event's data says it was, read as the leading members of a
- * JSON-RPC object up to the first value it does not hold whole: the response to `responseId`
- * (that `id`, a `result` or `error` member and no `method` before the value that did not fit),
- * another message, or `"unknown"` (the id comes later, or the data is not an object).
- *
- * @internal
- */
-export const classifyHead = (head: string, responseId: string | number): "response" | "other" | "unknown" => {
-  const open = /^\s*\{/.exec(head)
-  if (open === null) return "unknown"
-  let pos = open[0].length
-  let id: unknown = undefined
-  let answer = false
-  for (;;) {
-    KEY.lastIndex = pos
-    const key = KEY.exec(head)
-    if (key === null) break
-    pos = KEY.lastIndex
-    const name: unknown = JSON.parse(key[1]!)
-    if (name === "method") return "other"
-    if (name === "result" || name === "error") answer = true
-    VALUE.lastIndex = pos
-    const value = VALUE.exec(head)
-    if (value === null) break
-    pos = VALUE.lastIndex
-    // A value not followed by its delimiter may have been cut (an id `12` of `123`).
-    if (name === "id" && value[2] !== undefined) id = JSON.parse(value[1]!)
-    if (value[2] !== ",") break
-  }
-  if (id === undefined) return "unknown"
-  return id === responseId && answer ? "response" : id === responseId ? "unknown" : "other"
 }
 
 /**
@@ -94,7 +51,8 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
   let badIds = 0
   let unusable = 0
   let skippedAtUsable = 0
-  let unidentified = false
+  // A reply stream's oversized event: the request fails and the stream is closed.
+  let tooLargeReply = false
   const parser: SseParser = makeSseParser({
     maxEventBytes: s.maxEventBytes,
     maxEventIdLength: Limits.MAX_EVENT_ID_LENGTH,
@@ -124,14 +82,7 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
           }); later ones are counted`
         )
       }
-      const responseId = options.responseId
-      if (responseId === undefined) return
-      const kind = classifyHead(head, responseId)
-      if (kind === "response") {
-        options.onResponseTooLarge?.(new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes }))
-      } else if (kind === "unknown") {
-        unidentified = true
-      }
+      if (options.responseId !== undefined) tooLargeReply = true
     }
   })
   // The parser's last event id is the spec's: it also counts ids of events without data.
@@ -150,7 +101,7 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
         options.lastEventId(id)
       }
       garbage = unusable > Limits.MAX_UNUSABLE_SSE_EVENTS || parser.skippedBytes() - skippedAtUsable > maxSkipped
-      return !garbage
+      return !garbage && !tooLargeReply
     },
     hasLogs: () => logs.length > 0,
     flush,
@@ -171,7 +122,7 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
           )
         }
         const tooLarge = new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes })
-        const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = unidentified
+        const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = tooLargeReply
           ? Effect.fail(tooLarge)
           : !garbage
           ? read
@@ -187,7 +138,8 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
  * Reads an SSE body to its end, delivering events as they arrive (never buffering the whole
  * body). The caps are per event (one event, hence one line, at most `maxEventBytes`), never per
  * stream: a stream may carry any number of events over its life. An oversized event is skipped
- * as it arrives and the stream goes on; only a stream of garbage is closed (see `sseAccount`).
+ * as it arrives and the stream goes on (on a request's reply stream it fails that request and
+ * ends the read, see `SseReadOptions.responseId`); a stream of garbage is closed (see `sseAccount`).
  * Problems are logged without payloads, the first of each kind at once, a count at the end.
  *
  * @internal

@@ -52,14 +52,9 @@ export const readExchange = (
         },
         onRetry: (millis) => (retryMillis = c.serverRetry = millis),
         lastEventId: (eventId) => (lastEventId = eventId),
-        // An oversized response fails its request at once; the stream's other events still count.
+        // An oversized event on a reply stream fails its request at once and ends the stream.
         // A listen stream carries notifications until it ends: what it loses must stay re-openable.
-        responseId: method === "subscriptions/listen" ? undefined : id,
-        onResponseTooLarge: (error) => {
-          if (answered || id === undefined) return
-          answered = true
-          c.sink.onRequestFailed(id, error)
-        }
+        responseId: method === "subscriptions/listen" ? undefined : id
       }))
     const first = yield* read(response)
     if (first._tag === "Left" && first.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
