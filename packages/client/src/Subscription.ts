@@ -67,6 +67,12 @@ export interface Subscription {
   /** The notifications, in order; ends when the subscription ends, fails if it fails. */
   readonly notifications: Stream.Stream<Notification, SubscriptionError>
   readonly isActive: () => boolean
+  /**
+   * Succeeds once the stream is acknowledged: at once while it is active, else after the
+   * re-opened stream's acknowledgement (which may grant less); fails with the reason the
+   * subscription ended. Added in 0.2.0.
+   */
+  readonly whenActive: Effect.Effect<void, SubscriptionError>
   readonly pendingNotifications: () => number
   readonly pendingNotificationBytes: () => number
   readonly droppedNotifications: () => number

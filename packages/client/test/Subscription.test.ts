@@ -439,6 +439,39 @@ describe("subscribeResource", () => {
       assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
     }))
 
+  it.scoped("a URI whose watch is being re-opened answers after the replacement's acknowledgement", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: true })
+      const connection = yield* ServerConnection.make(server.config(), options)
+      yield* connection.subscribeResource("demo://readme")
+      yield* TestClock.adjust("2 seconds")
+      yield* server.crash
+      yield* Effect.yieldNow()
+      const again = yield* Effect.fork(connection.subscribeResource("demo://readme"))
+      yield* Effect.yieldNow()
+      assert.isNull(again.unsafePoll(), "no answer while the stream is re-opening")
+      yield* TestClock.adjust("200 millis")
+      yield* Fiber.join(again)
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
+    }))
+
+  it.scoped("a URI whose replacement stream no longer names it fails with CapabilityError", () =>
+    Effect.gen(function*() {
+      const definition = { ...Scenarios.demo, era: "dual" as const, subscriptions: true }
+      const server = yield* FakeServer.make(definition)
+      const connection = yield* ServerConnection.make(server.config(), options)
+      yield* connection.subscribeResource("demo://readme")
+      ;(definition as { subscriptions: boolean }).subscriptions = false
+      yield* TestClock.adjust("2 seconds")
+      yield* server.crash
+      yield* Effect.yieldNow()
+      const again = yield* Effect.fork(connection.subscribeResource("demo://readme"))
+      yield* Effect.yieldNow()
+      assert.isNull(again.unsafePoll())
+      yield* TestClock.adjust("200 millis")
+      assert.instanceOf(yield* Effect.flip(Fiber.join(again)), CapabilityError)
+    }))
+
   it.scoped("fails when the acknowledgement does not name the URI", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make({ ...Scenarios.demo, era: "dual", subscriptions: false })

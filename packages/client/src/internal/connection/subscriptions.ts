@@ -86,6 +86,9 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
       let nextAck = yield* Deferred.make<void>()
       const clock = yield* Effect.clock
       let firstGranted: Record<string, unknown> | undefined
+      // Why the subscription ended badly, for `whenActive`; the stream itself fails with it too.
+      let failure: RequestError | CapabilityError | undefined
+      let over = false
       const state: Listen = {
         acknowledge: (granted) => {
           // A re-opened stream is a new listen the server may grant less: a resource it no
@@ -102,6 +105,8 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
                 capability: `resources.subscribe (${String(lost[0]).slice(0, 200)})`,
                 method: "subscriptions/listen"
               })
+              failure = error
+              over = true
               queue.fail(error)
               if (id !== undefined) listens.delete(id)
               Deferred.unsafeDone(nextAck, Effect.void)
@@ -117,7 +122,9 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
         },
         end: () => {
           active = false
+          over = true
           queue.end()
+          Deferred.unsafeDone(nextAck, Effect.void)
         },
         queue
       }
@@ -139,9 +146,22 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
       let resetBackoff = false
       const failWith = (error: RequestError | CapabilityError) =>
         Effect.sync(() => {
+          failure ??= error
+          over = true
           queue.fail(error)
           Deferred.unsafeDone(acknowledged, Effect.fail(error))
+          Deferred.unsafeDone(nextAck, Effect.void)
         })
+      // Waits for the acknowledgement the current (or next) stream gets, or for the end.
+      const whenActive: Effect.Effect<void, RequestError | CapabilityError> = Effect.suspend(() =>
+        active
+          ? Effect.void
+          : over
+          ? failure === undefined
+            ? Effect.fail(new ConnectionError({ server, message: "the subscription ended", reason: "closed" }))
+            : Effect.fail(failure)
+          : Effect.zipRight(Deferred.await(nextAck), whenActive)
+      )
       // One listen request: resolves when the server ends it (or fails).
       const once = core.send(
         "subscriptions/listen",
@@ -167,8 +187,7 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
       // acknowledgement (a crash loop) ends it, and so does the host closing the connection.
       const loop = (reopen: boolean): Effect.Effect<void> =>
         Effect.suspend(() => {
-          const ack = Deferred.unsafeMake<void>(FiberId.none)
-          nextAck = ack
+          const ack = nextAck
           return Effect.matchEffect(reopen ? Effect.raceFirst(once, acknowledgedWithin(ack)) : once, {
             onSuccess: (result) =>
               Protocol.resultTypeOf(result) === "complete"
@@ -176,6 +195,8 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
                 : failWith(Protocol.invalidResult(server, "subscriptions/listen", result)),
             onFailure: (error): Effect.Effect<void> => {
               active = false
+              // Waiters (`whenActive`) now wait for the replacement's acknowledgement.
+              if (!over) nextAck = Deferred.unsafeMake<void>(FiberId.none)
               const acknowledgedOnce = acknowledgedAt !== -Infinity
               const ended = acknowledgedOnce ? Effect.sync(() => state.end()) : failWith(error as RequestError)
               if (core.isClosed()) return ended
@@ -240,6 +261,7 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
         unsupported: unsupportedOf(frozen, acknowledgedFilter),
         notifications: Stream.repeatEffectOption(queue.take),
         isActive: () => active,
+        whenActive,
         pendingNotifications: queue.pending,
         pendingNotificationBytes: queue.pendingBytes,
         droppedNotifications: queue.dropped,

@@ -12,7 +12,14 @@ import * as Stream from "effect/Stream"
 import type { ConnectError } from "../../McpError.js"
 import { CapabilityError } from "../../McpError.js"
 import type { ServerConnection } from "../../ServerConnection.js"
+import type * as Subscription from "../../Subscription.js"
 import type { Core } from "./core.js"
+
+/** One watched URI: its listen stream and the scope that holds it. */
+interface Watch {
+  readonly scope: Scope.CloseableScope
+  readonly subscription: Subscription.Subscription
+}
 
 /** What resource watches use of the core. @internal */
 export type Needs = Pick<Core, "server" | "scope" | "session" | "gated">
@@ -26,10 +33,13 @@ export const make = (
 
   // A watch is kept in a scope of its own until unsubscribeResource. It answers only once the
   // server's acknowledgement names the URI; its updates reach host listeners through the router.
-  const watches = new Map<string, Scope.CloseableScope>()
+  const watches = new Map<string, Watch>()
   const watchResource = (uri: string): Effect.Effect<void, ConnectError | CapabilityError> =>
     Effect.suspend(() => {
-      if (watches.has(uri)) return Effect.void
+      // A watch being re-opened answers after the replacement's acknowledgement, which ends the
+      // watch (a CapabilityError) if it no longer names the URI.
+      const existing = watches.get(uri)
+      if (existing !== undefined) return existing.subscription.whenActive
       return Effect.flatMap(Scope.fork(core.scope, ExecutionStrategy.sequential), (scope) =>
         Effect.gen(function*() {
           const subscription = yield* listen({ resourceSubscriptions: [uri] })
@@ -43,10 +53,11 @@ export const make = (
           // Updates go to host listeners via the router; the queue is drained here. A watch that
           // ended (the server closed it, or a re-open lost the URI) is forgotten, so subscribing
           // again opens a new one instead of reporting a dead one as watched.
-          watches.set(uri, scope)
+          const watch: Watch = { scope, subscription }
+          watches.set(uri, watch)
           yield* Effect.forkScoped(
             Effect.ignore(Stream.runDrain(subscription.notifications)).pipe(
-              Effect.ensuring(Effect.sync(() => watches.get(uri) === scope && watches.delete(uri)))
+              Effect.ensuring(Effect.sync(() => watches.get(uri) === watch && watches.delete(uri)))
             )
           )
         }).pipe(
@@ -71,7 +82,7 @@ export const make = (
         }
         const watch = watches.get(uri)
         watches.delete(uri)
-        return watch === undefined ? Effect.void : Scope.close(watch, Exit.void)
+        return watch === undefined ? Effect.void : Scope.close(watch.scope, Exit.void)
       })
   }
 }
