@@ -11,6 +11,7 @@ import {
 import * as Task from "@mcp-effect/client/Task"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 
@@ -276,5 +277,58 @@ describe("task handles", () => {
       assert.instanceOf(error, AmbiguousServerError)
       assert.strictEqual((yield* mcp.getTask(task.taskId, { server: "b" })).taskId, task.taskId)
       assert.strictEqual((yield* mcp.getTask(task)).server, "b")
+    }))
+})
+
+describe("an abandoned task-augmented call cancels its task", () => {
+  /** A tool that requires a task and works for a long time. */
+  const long = FakeServer.tool("long", () => Effect.as(Effect.sleep("30 seconds"), "late"), {
+    execution: { taskSupport: "required" }
+  })
+  const eras = [
+    { era: "2025-11-25", definition: {}, extra: {} },
+    { era: "2026-07-28", definition: { era: "dual" as const }, extra: { extensions: [TASKS] } }
+  ]
+
+  /** Waits until the server has `count` requests of `method`. */
+  const until = (server: FakeServer.FakeServer, method: string, count = 1) =>
+    Effect.gen(function*() {
+      while ((yield* server.requests(method)).length < count) yield* Effect.sleep("10 millis")
+    }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`no ${method}`) }))
+
+  for (const { definition, era, extra } of eras) {
+    it.scopedLive(`${era}: interrupting callTool sends tasks/cancel for its task, never notifications/cancelled`, () =>
+      Effect.gen(function*() {
+        const { client: mcp, server } = yield* client({ tools: [long], tasks: {}, ...definition }, extra)
+        const call = yield* Effect.fork(mcp.callTool("long", {}))
+        yield* until(server, "tasks/get")
+        yield* Fiber.interrupt(call)
+        yield* until(server, "tasks/cancel")
+        const [cancel] = yield* server.requests("tasks/cancel")
+        const [created] = yield* server.requests("tasks/get")
+        assert.strictEqual(cancel!.params!.taskId, created!.params!.taskId)
+        const [call0] = yield* server.requests("tools/call")
+        const cancelled = yield* server.requests("notifications/cancelled")
+        assert.isFalse(cancelled.some((n) => n.params?.requestId === call0!.id), "the task's call is not cancelled so")
+      }))
+
+    it.scopedLive(`${era}: a call whose task outlives its TTL fails with RequestTimeoutError and cancels it`, () =>
+      Effect.gen(function*() {
+        const { client: mcp, server } = yield* client({ tools: [long], tasks: { ttlMs: 300 }, ...definition }, extra)
+        const error = yield* Effect.flip(mcp.callTool("long", {}))
+        assert.strictEqual(error._tag, "RequestTimeoutError")
+        yield* until(server, "tasks/cancel")
+      }))
+  }
+
+  it.scopedLive("a call that ends by itself sends no tasks/cancel", () =>
+    Effect.gen(function*() {
+      const quickTask = FakeServer.tool("quickTask", () => Effect.as(Effect.sleep("50 millis"), "ok"), {
+        execution: { taskSupport: "required" }
+      })
+      const { client: mcp, server } = yield* client({ tools: [quickTask], tasks: {} })
+      assert.strictEqual(text(yield* mcp.callTool("quickTask", {})), "ok")
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual(yield* server.requests("tasks/cancel"), [])
     }))
 })

@@ -6,8 +6,11 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import type * as Handlers from "../../Handlers.js"
 import * as HeaderParams from "../../HeaderParams.js"
 import type {
@@ -29,6 +32,9 @@ import * as Wait from "./wait.js"
 
 /** @internal */
 export const EXTENSION = "io.modelcontextprotocol/tasks"
+
+/** How long the `tasks/cancel` of an abandoned call may take. */
+const ABANDON_TIMEOUT = Duration.seconds(10)
 
 /** What the driver needs from its connection. */
 export interface Context {
@@ -281,8 +287,27 @@ export const make = (context: Context) => {
     })
 
   /**
+   * Tells the server an abandoned task's work is no longer wanted: `tasks/cancel` in both eras
+   * (for tasks, the spec forbids `notifications/cancelled`), where the server takes it. Best
+   * effort, on a fiber of its own, so that an interrupted caller is not held by the round trip.
+   */
+  const abandon = (task: Task) =>
+    Effect.forkDaemon(Effect.ignore(
+      Effect.flatMap(
+        gate("tasks/cancel", ["cancel"]),
+        () => context.send("tasks/cancel", { taskId: task.taskId }, { timeout: ABANDON_TIMEOUT }, headers(task.taskId))
+      )
+    ))
+
+  /** A call is abandoned when its caller gave up (interrupted it) or its wait ran out of time. */
+  const abandoned = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
+    Exit.isInterrupted(exit) ||
+    (Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (e) => e._tag === "RequestTimeoutError"))
+
+  /**
    * Drives a task to its end as `callTool` does: polled at the server's pace, input requests
-   * answered, bounded by the task's `ttlMs`; a failed or cancelled task is a `ServerError`.
+   * answered, bounded by the task's `ttlMs`; a failed or cancelled task is a `ServerError`. A
+   * call interrupted or timed out (its TTL lapsed) cancels the task on the server.
    */
   const complete = (
     task: Task,
@@ -310,7 +335,8 @@ export const make = (context: Context) => {
           Effect.fail(new InvalidResponseError({ server, method: "tools/call", message: error.message })),
         ServerNotFoundError: (error) =>
           Effect.fail(new InvalidResponseError({ server, method: "tools/call", message: error.message }))
-      })
+      }),
+      Effect.onExit((exit) => abandoned(exit) ? abandon(task) : Effect.void)
     )
 
   return {
