@@ -22,13 +22,11 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 import type { Task } from "../../Task.js"
+import * as Extensions from "../extensions.js"
 import * as Registry from "./registry.js"
 import type { TaskRef } from "./registry.js"
 import { idOf, isObject } from "./registry.js"
 import * as Wait from "./wait.js"
-
-/** @internal */
-export const EXTENSION = "io.modelcontextprotocol/tasks"
 
 /** What the driver needs from its connection. */
 export interface Context {
@@ -100,7 +98,7 @@ export const make = (context: Context) => {
     Effect.flatMap(context.session, (negotiated): Effect.Effect<Protocol.Negotiated, CapabilityError> => {
       if (negotiated.era === "modern") {
         return context.declared ? Effect.succeed(negotiated) : Effect.fail(
-          new CapabilityError({ server, capability: `${EXTENSION} (declare it in extensions)`, method })
+          new CapabilityError({ server, capability: `${Extensions.TASKS} (declare it in extensions)`, method })
         )
       }
       return legacyPath === undefined || legacyCapability(negotiated, legacyPath)
@@ -214,7 +212,7 @@ export const make = (context: Context) => {
       Effect.flatMap(gate("tasks/update"), (negotiated): Effect.Effect<void, TaskError> =>
         negotiated.era === "legacy"
           ? Effect.fail(
-            new CapabilityError({ server, capability: `${EXTENSION} (2026-07-28)`, method: "tasks/update" })
+            new CapabilityError({ server, capability: `${Extensions.TASKS} (2026-07-28)`, method: "tasks/update" })
           )
           : Effect.asVoid(Effect.tap(update$(ref, inputResponses, options), () => {
             const answered = registry.answeredOf(idOf(ref))
