@@ -39,6 +39,16 @@ export interface Session {
   readonly attributes: Record<string, unknown> | undefined
 }
 
+/** The session part's own state, which its pieces (choice, discovery, supervisor) read and set. */
+export interface Current {
+  /** The session requests use, open or not. */
+  live: Session | undefined
+  /** Set to have the next use open a new session (re-initialize to declare roots; a new era). */
+  stale: boolean
+  /** The host closed the connection (its scope is closing). */
+  closed: boolean
+}
+
 /** @internal */
 export type Params = Record<string, unknown> | undefined
 
