@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as ResultCache from "./internal/connection/resultCache.js"
+import * as CacheHints from "./internal/cacheHints.js"
 import { escapeControl } from "./internal/escape.js"
 import {
   CapabilityError,
@@ -283,7 +283,7 @@ export const detect = (
               : result.serverInfo ?? { name: server, version: "unknown" },
             capabilities: result.capabilities,
             instructions: result.instructions,
-            ttlMs: ResultCache.ttlOf(result)
+            ttlMs: CacheHints.ttlOf(result)
           })
         },
         onFailure: (error): Effect.Effect<Negotiated, ConnectError> => {

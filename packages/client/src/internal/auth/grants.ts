@@ -55,6 +55,54 @@ const importAlgorithm = (alg: string): ImportParams | undefined => {
   }
 }
 
+/** The client identification and authentication of a grant without a user. */
+const grantClientOf = (
+  core: Pick<Core, "attempt" | "fail">,
+  credentials: {
+    readonly clientId?: string | undefined
+    readonly clientSecret?: string | undefined
+    readonly privateKeyPem?: string | undefined
+    readonly signingAlgorithm?: string | undefined
+    readonly tokenEndpointAuthMethod?: string | undefined
+  },
+  defaultMethod: string
+): Effect.Effect<{ readonly client: oauth.Client; readonly auth: oauth.ClientAuth }, AuthError> =>
+  Effect.gen(function*() {
+    const { attempt, fail } = core
+    const clientId = credentials.clientId
+    if (clientId === undefined) {
+      if (credentials.tokenEndpointAuthMethod !== undefined && credentials.tokenEndpointAuthMethod !== "none") {
+        return yield* fail("token", `${credentials.tokenEndpointAuthMethod} needs clientId`)
+      }
+      // oauth4webapi wants a client id; `noClientAuth` never sends it.
+      return { client: { client_id: "-" }, auth: noClientAuth }
+    }
+    const client: oauth.Client = { client_id: clientId }
+    const method = credentials.tokenEndpointAuthMethod ?? defaultMethod
+    if (method === "none") return { client, auth: oauth.None() }
+    if (method === "private_key_jwt") {
+      const pem = credentials.privateKeyPem
+      if (pem === undefined) return yield* fail("token", "private_key_jwt needs privateKeyPem")
+      const alg = credentials.signingAlgorithm ?? "ES256"
+      const params = importAlgorithm(alg)
+      if (params === undefined) return yield* fail("token", `unsupported signing algorithm ${alg}`)
+      const key = yield* attempt(
+        "token",
+        () => crypto.subtle.importKey("pkcs8", pemToDer(pem), params, false, ["sign"])
+      )
+      return { client, auth: oauth.PrivateKeyJwt(key) }
+    }
+    const secret = credentials.clientSecret
+    if (secret === undefined) return yield* fail("token", `${method} needs clientSecret`)
+    if (method !== "client_secret_basic" && method !== "client_secret_post") {
+      return yield* fail("token", `unsupported token endpoint auth method ${method}`)
+    }
+    return {
+      client,
+      auth: method === "client_secret_post" ? oauth.ClientSecretPost(secret) : clientSecretBasic(secret)
+    }
+  })
+
 /** @internal */
 export const make = (core: Core, discoverer: Discoverer) => {
   const { attempt, dpopFor, fail, options, server, tokenRequest } = core
@@ -66,52 +114,8 @@ export const make = (core: Core, discoverer: Discoverer) => {
   ) =>
     // A grant without a user is simply run again: no refresh token is kept for it.
     Tokens.accept(core, discovery, response, scopes, undefined, key, { keepRefresh: false })
-
-  /** The client identification and authentication of a grant without a user. */
-  const grantClient = (
-    credentials: {
-      readonly clientId?: string | undefined
-      readonly clientSecret?: string | undefined
-      readonly privateKeyPem?: string | undefined
-      readonly signingAlgorithm?: string | undefined
-      readonly tokenEndpointAuthMethod?: string | undefined
-    },
-    defaultMethod: string
-  ): Effect.Effect<{ readonly client: oauth.Client; readonly auth: oauth.ClientAuth }, AuthError> =>
-    Effect.gen(function*() {
-      const clientId = credentials.clientId
-      if (clientId === undefined) {
-        if (credentials.tokenEndpointAuthMethod !== undefined && credentials.tokenEndpointAuthMethod !== "none") {
-          return yield* fail("token", `${credentials.tokenEndpointAuthMethod} needs clientId`)
-        }
-        // oauth4webapi wants a client id; `noClientAuth` never sends it.
-        return { client: { client_id: "-" }, auth: noClientAuth }
-      }
-      const client: oauth.Client = { client_id: clientId }
-      const method = credentials.tokenEndpointAuthMethod ?? defaultMethod
-      if (method === "none") return { client, auth: oauth.None() }
-      if (method === "private_key_jwt") {
-        const pem = credentials.privateKeyPem
-        if (pem === undefined) return yield* fail("token", "private_key_jwt needs privateKeyPem")
-        const alg = credentials.signingAlgorithm ?? "ES256"
-        const params = importAlgorithm(alg)
-        if (params === undefined) return yield* fail("token", `unsupported signing algorithm ${alg}`)
-        const key = yield* attempt(
-          "token",
-          () => crypto.subtle.importKey("pkcs8", pemToDer(pem), params, false, ["sign"])
-        )
-        return { client, auth: oauth.PrivateKeyJwt(key) }
-      }
-      const secret = credentials.clientSecret
-      if (secret === undefined) return yield* fail("token", `${method} needs clientSecret`)
-      if (method !== "client_secret_basic" && method !== "client_secret_post") {
-        return yield* fail("token", `unsupported token endpoint auth method ${method}`)
-      }
-      return {
-        client,
-        auth: method === "client_secret_post" ? oauth.ClientSecretPost(secret) : clientSecretBasic(secret)
-      }
-    })
+  const grantClient = (credentials: Parameters<typeof grantClientOf>[1], defaultMethod: string) =>
+    grantClientOf(core, credentials, defaultMethod)
 
   /** Credentials bound to an issuer are shown to that authorization server only. */
   const checkGrantIssuer = (issuer: string | undefined, as: oauth.AuthorizationServer, what: string) =>

@@ -20,8 +20,8 @@ import type * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options, RequestOptions } from "../../ServerConnection.js"
+import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
-import * as Tasks from "../tasks/tasks.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 import * as State from "./state.js"
@@ -37,6 +37,16 @@ export interface Session {
   readonly negotiated: Protocol.Negotiated
   /** Its telemetry attributes (transport, version, session id), when the connection traces. */
   readonly attributes: Record<string, unknown> | undefined
+}
+
+/** The session part's own state, which its pieces (choice, discovery, supervisor) read and set. */
+export interface Current {
+  /** The session requests use, open or not. */
+  live: Session | undefined
+  /** Set to have the next use open a new session (re-initialize to declare roots; a new era). */
+  stale: boolean
+  /** The host closed the connection (its scope is closing). */
+  closed: boolean
 }
 
 /** @internal */
@@ -208,7 +218,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
           ? DEFAULT_TIMEOUT_MS
           : Duration.toMillis(Duration.decode(config.readTimeout)),
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
-        tasksDeclared: declared.includes(Tasks.EXTENSION),
+        tasksDeclared: declared.includes(Extensions.TASKS),
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError } from "../../McpError.js"
 import type { RequestOptions, ServerConnection } from "../../ServerConnection.js"
+import * as CacheHints from "../cacheHints.js"
 import type { Core, Params, Session } from "./core.js"
 import * as Decode from "./decode.js"
 import * as ResultCache from "./resultCache.js"
@@ -154,7 +155,7 @@ export const listAll = <K extends ListKey, A>(
         (raw) =>
           Effect.flatMap(core.complete(method, raw), () =>
             Effect.flatMap(decode(server, method, raw), (page) => {
-              const pageHints = ResultCache.hintsOf(era, raw)
+              const pageHints = CacheHints.hintsOf(era, raw)
               if (pageHints !== undefined) {
                 hinted = true
                 ttl = Math.min(ttl, pageHints.ttlMs ?? 0)
@@ -209,8 +210,8 @@ const readResource = (core: Needs): ServerConnection["readResource"] => (uri, re
           value,
           // Only a positive ttlMs makes a read reusable, and never a result that answered
           // inputResponses or requestState.
-          hints: ResultCache.ttlOf(raw) > 0 && !retried
-            ? { ttlMs: ResultCache.ttlOf(raw), scope: ResultCache.scopeOf(raw) }
+          hints: CacheHints.ttlOf(raw) > 0 && !retried
+            ? { ttlMs: CacheHints.ttlOf(raw), scope: CacheHints.scopeOf(raw) }
             : undefined
         }))
       )

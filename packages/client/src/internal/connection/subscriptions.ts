@@ -61,6 +61,13 @@ const isReopenable = (error: { readonly _tag: string }) =>
   error._tag === "ResponseStreamClosedError" || error._tag === "TransientServerError" ||
   error._tag === "ConnectionError"
 
+/** The resources a first acknowledgement named and a later one no longer does. */
+const lostResources = (first: Record<string, unknown>, granted: Record<string, unknown>): ReadonlyArray<unknown> => {
+  const now = Array.isArray(granted.resourceSubscriptions) ? granted.resourceSubscriptions : []
+  const before = Array.isArray(first.resourceSubscriptions) ? first.resourceSubscriptions : []
+  return before.filter((uri) => !now.includes(uri))
+}
+
 /** What subscriptions use of the core. @internal */
 export type Needs = Pick<Core, "server" | "defaultTimeoutMs" | "listens" | "session" | "isClosed" | "send">
 
@@ -93,25 +100,19 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
         acknowledge: (granted) => {
           // A re-opened stream is a new listen the server may grant less: a resource it no
           // longer names is no longer watched, and the subscription ends rather than report it.
-          const first = firstGranted
-          if (first !== undefined) {
-            const now = Array.isArray(granted.resourceSubscriptions) ? granted.resourceSubscriptions : []
-            const before = Array.isArray(first.resourceSubscriptions) ? first.resourceSubscriptions : []
-            const lost = before.filter((uri) => !now.includes(uri))
-            if (lost.length > 0) {
-              active = false
-              const error = new CapabilityError({
-                server,
-                capability: `resources.subscribe (${String(lost[0]).slice(0, 200)})`,
-                method: "subscriptions/listen"
-              })
-              failure = error
-              over = true
-              queue.fail(error)
-              if (id !== undefined) listens.delete(id)
-              Deferred.unsafeDone(nextAck, Effect.void)
-              return
-            }
+          const lost = firstGranted === undefined ? [] : lostResources(firstGranted, granted)
+          if (lost.length > 0) {
+            active = false
+            failure = new CapabilityError({
+              server,
+              capability: `resources.subscribe (${String(lost[0]).slice(0, 200)})`,
+              method: "subscriptions/listen"
+            })
+            over = true
+            queue.fail(failure)
+            if (id !== undefined) listens.delete(id)
+            Deferred.unsafeDone(nextAck, Effect.void)
+            return
           }
           firstGranted ??= structuredClone(granted)
           active = true

@@ -250,17 +250,6 @@ export const sessionEnded = (
     seconds(tracing.clock, startedAt)
   )
 
-/** The host and port of an HTTP URL (`server.address` / `server.port`). @internal */
-export const addressOf = (url: string): { readonly host: string; readonly port: number } | undefined => {
-  try {
-    const parsed = new URL(url)
-    const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
-    return { host: parsed.hostname, port }
-  } catch {
-    return undefined
-  }
-}
-
 /** A peer whose requests (the opening exchange) are traced like the request path's. @internal */
 export const tracedPeer = (tracing: Tracing, peer: RpcPeer.RpcPeer, attributes: () => Attributes): RpcPeer.RpcPeer => ({
   ...peer,

@@ -14,7 +14,7 @@ import * as Deprecations from "../../Deprecations.js"
 import { ConnectionError, ServerError } from "../../McpError.js"
 import type { Options } from "../../Sse.js"
 import type { SendError, Transport, TransportFactory } from "../../Transport.js"
-import * as Tracing from "../connection/tracing.js"
+import * as Address from "../address.js"
 import * as Http from "./http.js"
 import * as SseBody from "./sseBody.js"
 
@@ -139,5 +139,5 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
         )
       )
     }
-    return { send, description: `sse:${origin}`, address: Tracing.addressOf(options.url) } satisfies Transport
+    return { send, description: `sse:${origin}`, address: Address.addressOf(options.url) } satisfies Transport
   })

@@ -17,7 +17,7 @@ import { ConnectionError } from "../../McpError.js"
 import type { InvalidResponseError } from "../../McpError.js"
 import type { Options } from "../../StreamableHttp.js"
 import type { SendError, SendHints, TransportFactory } from "../../Transport.js"
-import * as Tracing from "../connection/tracing.js"
+import * as Address from "../address.js"
 import * as Http from "./http.js"
 import * as Reply from "./postReply.js"
 import type { Id, Json } from "./postReply.js"
@@ -158,6 +158,6 @@ export const open = (
       authorization: Effect.suspend(() => Http.authorizationKey(c.s.headers())),
       reusableCache: !c.s.customised,
       sessionId: () => c.sessionId,
-      address: Tracing.addressOf(options.url)
+      address: Address.addressOf(options.url)
     }
   })

@@ -206,8 +206,8 @@ export const analyse = (schema: unknown, ctx: AnalysisContext): Analysis => {
   if (problem !== undefined) return problem
   if (subschemas > limits.maxSubschemas) return unusable(`the schema has more than ${limits.maxSubschemas} subschemas`)
 
-  // Pass 2: the number of subschemas evaluated when every reference is expanded in place, with
-  // each recursion counted once (recursion is bounded by the instance, and by the time budget).
+  // Pass 2 (`expansion`): the subschemas evaluated with every reference expanded in place; a
+  // reference's target is read on first sight.
   const target = (ref: string, from: Node): JsonObject | undefined => {
     const uri = resolve(ref, from.base)
     if (uri === undefined) return undefined
@@ -234,53 +234,15 @@ export const analyse = (schema: unknown, ctx: AnalysisContext): Analysis => {
     return anchors.get(`${document}#${fragment}`)
   }
 
-  const limit = limits.maxRefExpansion
-  const expanded = new Map<object, number>()
-  const onPath = new Set<object>()
-  interface Frame {
-    readonly obj: JsonObject
-    readonly node: Node
-    next: number
-    total: number
-  }
-  const edges = (node: Node): number => node.children.length + node.refs.length
   if (isObject(schema)) {
-    const rootNode = nodes.get(schema)!
-    const stack: Array<Frame> = [{ obj: schema, node: rootNode, next: 0, total: 1 }]
-    onPath.add(schema)
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1]!
-      if (frame.next < edges(frame.node)) {
-        const index = frame.next++
-        const child = index < frame.node.children.length
-          ? frame.node.children[index]
-          : target(frame.node.refs[index - frame.node.children.length]!, frame.node)
-        if (subschemas > limits.maxSubschemas) {
-          return unusable(`the schema has more than ${limits.maxSubschemas} subschemas`)
-        }
-        if (!isObject(child)) {
-          frame.total += 1
-        } else if (expanded.has(child)) {
-          frame.total += expanded.get(child)!
-        } else if (onPath.has(child)) {
-          frame.total += 1
-        } else {
-          const node = nodes.get(child) ?? nodeOf(child, frame.node.base, frame.node.dialect, false)
-          onPath.add(child)
-          stack.push({ obj: child, node, next: 0, total: 1 })
-        }
-        if (frame.total > limit) break
-      } else {
-        stack.pop()
-        onPath.delete(frame.obj)
-        expanded.set(frame.obj, frame.total)
-        if (stack.length > 0) stack[stack.length - 1]!.total += frame.total
-      }
-    }
-    const total = stack.length > 0 ? limit + 1 : expanded.get(schema)!
-    if (total > limit) {
-      return unusable(`the schema expands to more than ${limit} subschemas through $ref`)
-    }
+    const limit = limits.maxRefExpansion
+    const total = expansion(schema, nodes.get(schema)!, limit, {
+      node: (child, from) => nodes.get(child) ?? nodeOf(child, from.base, from.dialect, false),
+      target,
+      tooMany: () => subschemas > limits.maxSubschemas
+    })
+    if (total === "TooMany") return unusable(`the schema has more than ${limits.maxSubschemas} subschemas`)
+    if (total > limit) return unusable(`the schema expands to more than ${limit} subschemas through $ref`)
   }
   if (problem !== undefined) return problem
 
@@ -290,6 +252,64 @@ export const analyse = (schema: unknown, ctx: AnalysisContext): Analysis => {
     rootBase: isObject(schema) ? nodes.get(schema)!.base : ctx.rootUri,
     resources: [...resources.keys()]
   }
+}
+
+/**
+ * Pass 2 of `analyse`: the number of subschemas evaluated when every reference is expanded in
+ * place, with each recursion counted once (recursion is bounded by the instance, and by the time
+ * budget); past `limit` it stops counting. Walks with an explicit stack: a schema's depth is
+ * bounded, its expansion is not.
+ */
+const expansion = (
+  root: JsonObject,
+  rootNode: Node,
+  limit: number,
+  walk: {
+    /** The node of a subschema, read on first sight (reading may raise the subschema count). */
+    readonly node: (child: JsonObject, from: Node) => Node
+    readonly target: (ref: string, from: Node) => JsonObject | undefined
+    readonly tooMany: () => boolean
+  }
+): number | "TooMany" => {
+  const expanded = new Map<object, number>()
+  const onPath = new Set<object>()
+  interface Frame {
+    readonly obj: JsonObject
+    readonly node: Node
+    next: number
+    total: number
+  }
+  const edges = (node: Node): number => node.children.length + node.refs.length
+  const stack: Array<Frame> = [{ obj: root, node: rootNode, next: 0, total: 1 }]
+  onPath.add(root)
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!
+    if (frame.next < edges(frame.node)) {
+      const index = frame.next++
+      const child = index < frame.node.children.length
+        ? frame.node.children[index]
+        : walk.target(frame.node.refs[index - frame.node.children.length]!, frame.node)
+      if (walk.tooMany()) return "TooMany"
+      if (!isObject(child)) {
+        frame.total += 1
+      } else if (expanded.has(child)) {
+        frame.total += expanded.get(child)!
+      } else if (onPath.has(child)) {
+        frame.total += 1
+      } else {
+        const node = walk.node(child, frame.node)
+        onPath.add(child)
+        stack.push({ obj: child, node, next: 0, total: 1 })
+      }
+      if (frame.total > limit) break
+    } else {
+      stack.pop()
+      onPath.delete(frame.obj)
+      expanded.set(frame.obj, frame.total)
+      if (stack.length > 0) stack[stack.length - 1]!.total += frame.total
+    }
+  }
+  return stack.length > 0 ? limit + 1 : expanded.get(root)!
 }
 
 const isSchema = (u: Json | undefined): u is Json => typeof u === "boolean" || isObject(u)

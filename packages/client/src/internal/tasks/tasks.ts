@@ -25,13 +25,11 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 import type { Task } from "../../Task.js"
+import * as Extensions from "../extensions.js"
 import * as Registry from "./registry.js"
 import type { TaskRef } from "./registry.js"
 import { idOf, isObject } from "./registry.js"
 import * as Wait from "./wait.js"
-
-/** @internal */
-export const EXTENSION = "io.modelcontextprotocol/tasks"
 
 /** How long the `tasks/cancel` of an abandoned call may take. */
 const ABANDON_TIMEOUT = Duration.seconds(10)
@@ -90,29 +88,96 @@ const legacyCapability = (negotiated: Protocol.Negotiated, path: ReadonlyArray<s
 export const isCreated = (raw: unknown, era: "legacy" | "modern"): raw is Record<string, unknown> =>
   isObject(raw) && (era === "legacy" ? isObject(raw.task) : raw.resultType === "task")
 
+/**
+ * The era, after checking tasks can be used: on 2026-07-28 the client must have declared the
+ * extension (a server answering `tools/call` with a task evidently speaks it); on 2025-11-25
+ * the server must declare the capability at `tasks.<path>` when one is given.
+ */
+const gateWith = (context: Context) => (method: string, legacyPath?: ReadonlyArray<string>) =>
+  Effect.flatMap(context.session, (negotiated): Effect.Effect<Protocol.Negotiated, CapabilityError> => {
+    if (negotiated.era === "modern") {
+      return context.declared ? Effect.succeed(negotiated) : Effect.fail(
+        new CapabilityError({
+          server: context.server,
+          capability: `${Extensions.TASKS} (declare it in extensions)`,
+          method
+        })
+      )
+    }
+    return legacyPath === undefined || legacyCapability(negotiated, legacyPath)
+      ? Effect.succeed(negotiated)
+      : Effect.fail(
+        new CapabilityError({ server: context.server, capability: `tasks.${legacyPath.join(".")}`, method })
+      )
+  })
+
+/** A failed or cancelled task, as the `ServerError` of its call. */
+const failureOf = (server: string, task: Task) =>
+  new ServerError({
+    server,
+    method: "tools/call",
+    code: task.error?.code ?? -32603,
+    message: task.error?.message ?? `task ${task.taskId} ${task.status}`,
+    data: {
+      taskId: task.taskId,
+      status: task.status,
+      ...(task.error?.data !== undefined ? { data: task.error.data } : {})
+    }
+  })
+
+/** 2025-11-25 `tasks/list`, every page (bounded by `maxPages`). 2026-07-28 has no list. */
+const listWith = (
+  context: Context,
+  registry: Registry.Registry,
+  gate: ReturnType<typeof gateWith>
+) =>
+(maxPages: number, options?: RequestOptions): Effect.Effect<ReadonlyArray<Task>, TaskError> =>
+  Effect.flatMap(context.session, (negotiated) => {
+    const { server } = context
+    if (negotiated.era === "modern") {
+      return Effect.fail(
+        new CapabilityError({
+          server,
+          capability: "tasks/list (2025-11-25 only; not in 2026-07-28)",
+          method: "tasks/list"
+        })
+      )
+    }
+    return Effect.zipRight(
+      gate("tasks/list", ["list"]),
+      Effect.suspend(() => {
+        const tasks: Array<Task> = []
+        const page = (cursor: string | undefined, n: number): Effect.Effect<ReadonlyArray<Task>, ConnectError> =>
+          Effect.flatMap(
+            context.send("tasks/list", cursor === undefined ? {} : { cursor }, options),
+            (raw) => {
+              const result = isObject(raw) ? raw : {}
+              for (const item of Array.isArray(result.tasks) ? result.tasks : []) {
+                if (isObject(item) && typeof item.taskId === "string") {
+                  tasks.push(registry.toTask(item, item.taskId, registry.generationOf(item.taskId)))
+                }
+              }
+              const next = typeof result.nextCursor === "string" ? result.nextCursor : undefined
+              if (next === undefined || next === cursor) return Effect.succeed(tasks)
+              if (n >= maxPages) {
+                return Effect.as(Effect.logWarning(`${server}: tasks/list stopped after ${maxPages} pages`), tasks)
+              }
+              return page(next, n + 1)
+            }
+          )
+        return page(undefined, 1)
+      })
+    )
+  })
+
 /** @internal */
 export const make = (context: Context) => {
   const { server } = context
   const registry = Registry.make(server)
   const { check, observe, toTask } = registry
   const headers = (taskId: string) => ({ "mcp-name": HeaderParams.encodeValue(taskId) })
-
-  /**
-   * The era, after checking tasks can be used: on 2026-07-28 the client must have declared the
-   * extension (a server answering `tools/call` with a task evidently speaks it); on 2025-11-25
-   * the server must declare the capability at `tasks.<path>` when one is given.
-   */
-  const gate = (method: string, legacyPath?: ReadonlyArray<string>) =>
-    Effect.flatMap(context.session, (negotiated): Effect.Effect<Protocol.Negotiated, CapabilityError> => {
-      if (negotiated.era === "modern") {
-        return context.declared ? Effect.succeed(negotiated) : Effect.fail(
-          new CapabilityError({ server, capability: `${EXTENSION} (declare it in extensions)`, method })
-        )
-      }
-      return legacyPath === undefined || legacyCapability(negotiated, legacyPath)
-        ? Effect.succeed(negotiated)
-        : Effect.fail(new CapabilityError({ server, capability: `tasks.${legacyPath.join(".")}`, method }))
-    })
+  const gate = gateWith(context)
+  const failure = (task: Task) => failureOf(server, task)
 
   /** The inline result of a completed 2026-07-28 task, decoded and checked against its tool. */
   const withInlineResult = (
@@ -161,19 +226,6 @@ export const make = (context: Context) => {
         ))
     )
 
-  const failure = (task: Task) =>
-    new ServerError({
-      server,
-      method: "tools/call",
-      code: task.error?.code ?? -32603,
-      message: task.error?.message ?? `task ${task.taskId} ${task.status}`,
-      data: {
-        taskId: task.taskId,
-        status: task.status,
-        ...(task.error?.data !== undefined ? { data: task.error.data } : {})
-      }
-    })
-
   /**
    * The tool's result: 2025-11-25 `tasks/result` (which blocks until the task ends; the
    * server's requests meanwhile are answered by the handlers), 2026-07-28 the inline result of
@@ -220,7 +272,7 @@ export const make = (context: Context) => {
       Effect.flatMap(gate("tasks/update"), (negotiated): Effect.Effect<void, TaskError> =>
         negotiated.era === "legacy"
           ? Effect.fail(
-            new CapabilityError({ server, capability: `${EXTENSION} (2026-07-28)`, method: "tasks/update" })
+            new CapabilityError({ server, capability: `${Extensions.TASKS} (2026-07-28)`, method: "tasks/update" })
           )
           : Effect.asVoid(Effect.tap(update$(ref, inputResponses, options), () => {
             const answered = registry.answeredOf(idOf(ref))
@@ -246,45 +298,6 @@ export const make = (context: Context) => {
           })
       )
     )
-
-  /** 2025-11-25 `tasks/list`, every page (bounded by `maxPages`). 2026-07-28 has no list. */
-  const list = (maxPages: number, options?: RequestOptions): Effect.Effect<ReadonlyArray<Task>, TaskError> =>
-    Effect.flatMap(context.session, (negotiated) => {
-      if (negotiated.era === "modern") {
-        return Effect.fail(
-          new CapabilityError({
-            server,
-            capability: "tasks/list (2025-11-25 only; not in 2026-07-28)",
-            method: "tasks/list"
-          })
-        )
-      }
-      return Effect.zipRight(
-        gate("tasks/list", ["list"]),
-        Effect.suspend(() => {
-          const tasks: Array<Task> = []
-          const page = (cursor: string | undefined, n: number): Effect.Effect<ReadonlyArray<Task>, ConnectError> =>
-            Effect.flatMap(
-              context.send("tasks/list", cursor === undefined ? {} : { cursor }, options),
-              (raw) => {
-                const result = isObject(raw) ? raw : {}
-                for (const item of Array.isArray(result.tasks) ? result.tasks : []) {
-                  if (isObject(item) && typeof item.taskId === "string") {
-                    tasks.push(toTask(item, item.taskId, registry.generationOf(item.taskId)))
-                  }
-                }
-                const next = typeof result.nextCursor === "string" ? result.nextCursor : undefined
-                if (next === undefined || next === cursor) return Effect.succeed(tasks)
-                if (n >= maxPages) {
-                  return Effect.as(Effect.logWarning(`${server}: tasks/list stopped after ${maxPages} pages`), tasks)
-                }
-                return page(next, n + 1)
-              }
-            )
-          return page(undefined, 1)
-        })
-      )
-    })
 
   /**
    * Tells the server an abandoned task's work is no longer wanted: `tasks/cancel` in both eras
@@ -348,6 +361,6 @@ export const make = (context: Context) => {
     wait: (ref: TaskRef, options?: WaitOptions) => Effect.zipRight(check(ref), pollUntil(ref, options, true)),
     update,
     cancel,
-    list
+    list: listWith(context, registry, gate)
   }
 }

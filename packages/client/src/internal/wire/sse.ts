@@ -101,7 +101,22 @@ const fieldValue = (source: string, after: number, end: number): string => {
   return source.slice(source.charCodeAt(after + 1) === SPACE ? after + 2 : after + 1, end)
 }
 
-/** @internal */
+/**
+ * One closure over four groups of state, kept in one function because `push` runs per chunk on
+ * the hot path of every HTTP transport (each state is a local, not an object's field):
+ *
+ * - stream: at its start (a BOM is still to strip), a CR ended the last chunk (skip an LF next),
+ *   and the standard's last event id (committed) and id buffer (this event's);
+ * - line: the decoded pieces and byte count of a line carried across chunks, and whether the
+ *   decoder holds part of a character;
+ * - event: its data lines and their bytes, type and id, and `discarding` — an event over
+ *   `maxEventBytes` is skipped up to its blank line, buffering nothing (`startDiscarding` enters
+ *   it, an empty line leaves it, `end` resets it);
+ * - chunk: the text of the chunk's complete lines, decoded once on first need, and the cursors
+ *   that walk it in step with the bytes (`locateLine`), reset by every `push`.
+ *
+ * @internal
+ */
 export const makeSseParser = (options: SseParserOptions): SseParser => {
   const { maxEventBytes, maxEventIdLength, onEvent, onProblem, onRetry } = options
   // ignoreBOM: the decoder is flushed at every line end, which would re-arm its own BOM stripping.
