@@ -145,8 +145,7 @@ export const capabilities = (
   handlers: Handlers | undefined,
   era: "legacy" | "modern" = "modern"
 ): McpSchema.ClientCapabilities => {
-  // Built field by field: on Node 20 a literal of spreads gets a hidden class per object, and
-  // each connection keeps two of these.
+  // Built field by field, not from spreads: one hidden class for all (each connection keeps two).
   const declared: { -readonly [K in keyof McpSchema.ClientCapabilities]: McpSchema.ClientCapabilities[K] } = {}
   if (handlers === undefined) return declared
   if (handlers.elicitation !== undefined) {

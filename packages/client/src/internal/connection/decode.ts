@@ -32,7 +32,7 @@ const isMeta = (u: unknown) => u === undefined || isObject(u)
 
 /**
  * A tool result of text blocks without annotations: a subset of what `CallToolResult` accepts,
- * checked by hand because walking the schema costs several µs per call while the JIT warms up.
+ * checked by hand because walking the schema is slow per call while the JIT warms up.
  *
  * @internal
  */
