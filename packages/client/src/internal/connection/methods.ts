@@ -1,6 +1,6 @@
 /**
  * The requests that need no part of their own: one function per MCP method, each built on the
- * request path of `core` (`send`, `gated`, `withInput`) and a result check from `decode.ts`.
+ * request path of `core` (its senders `send`, `gated`, `withInput`) and a result check from `decode.ts`.
  * A new request method goes here (or, when it lists or caches, in `lists.ts`).
  *
  * @internal
@@ -64,8 +64,8 @@ const request = (core: Needs) =>
     if (refused !== undefined) return Effect.fail(refused)
     // input_required is 2026-07-28 only; a legacy result is whatever the server sent.
     return s.negotiated.era === "legacy"
-      ? core.send(method, params, requestOptions)
-      : core.withInput(method, params ?? {}, requestOptions, nameHeader(method, params))
+      ? core.send({ method, params, options: requestOptions })
+      : core.withInput({ method, params: params ?? {}, options: requestOptions, headers: nameHeader(method, params) })
   })
   if (decode === undefined) return sent as Effect.Effect<A, RawRequestError>
   return Effect.flatMap(sent, (raw) => {
@@ -92,18 +92,21 @@ export const make = (core: Needs): Methods => {
     ping: (requestOptions) =>
       Effect.asVoid(Effect.flatMap(core.session, (s) =>
         s.negotiated.era === "legacy"
-          ? core.send("ping", undefined, requestOptions)
-          : core.send("server/discover", undefined, requestOptions))),
+          ? core.send({ method: "ping", params: undefined, options: requestOptions })
+          : core.send({ method: "server/discover", params: undefined, options: requestOptions }))),
     getPrompt: (name, args, requestOptions) =>
       Effect.flatMap(
-        core.withInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, requestOptions, {
-          "mcp-name": HeaderParams.encodeValue(name)
+        core.withInput({
+          method: "prompts/get",
+          params: args === undefined ? { name } : { name, arguments: args },
+          options: requestOptions,
+          headers: { "mcp-name": HeaderParams.encodeValue(name) }
         }),
         (raw) => Decode.getPrompt(server, "prompts/get", raw)
       ),
     complete: (completeRequest, requestOptions) =>
       Effect.flatMap(
-        core.gated("completion/complete", { ...completeRequest }, requestOptions),
+        core.gated({ method: "completion/complete", params: { ...completeRequest }, options: requestOptions }),
         (raw) => Decode.complete(server, "completion/complete", raw)
       ),
     setLogLevel: (level, requestOptions) =>
@@ -114,7 +117,7 @@ export const make = (core: Needs): Methods => {
         // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta, and only
         // there is logging deprecated.
         if (s.negotiated.era === "legacy") {
-          return Effect.asVoid(core.send("logging/setLevel", { level }, requestOptions))
+          return Effect.asVoid(core.send({ method: "logging/setLevel", params: { level }, options: requestOptions }))
         }
         return Effect.zipRight(
           Deprecations.warnOnce("logging"),
@@ -132,9 +135,10 @@ export const make = (core: Needs): Methods => {
       return Effect.ignore(s.peer.notify("notifications/roots/list_changed"))
     }),
     resumeInputRequired: (error, inputResponses) =>
-      core.withInput(error.method, isObject(error.params) ? error.params : {}, undefined, undefined, {
-        inputResponses,
-        requestState: error.requestState
+      core.withInput({
+        method: error.method,
+        params: isObject(error.params) ? error.params : {},
+        resume: { inputResponses, requestState: error.requestState }
       })
   }
 }

@@ -1,11 +1,11 @@
 /**
  * Tools: the list (and the definitions calls go out under), lookup, `Mcp-Name`/`Mcp-Param-*`
  * headers, the `-32020` refresh-and-retry, input dialect refusal and output validation
- * (`validation.ts`), and tasks: a task-returning call is driven to its end (`../tasks/`).
+ * (`validation.ts`), and tasks: a task-returning call is driven to its end (`../tasks/`). A call
+ * goes through the connection's `withInput` sender and the -32020 refresh (`../request/`).
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,9 +13,10 @@ import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
 import { InvalidResponseError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import * as Protocol from "../../Protocol.js"
 import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
+import { refreshOnHeaderMismatch } from "../request/headerMismatch.js"
+import type { OutgoingRequest } from "../request/send.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core, Session } from "./core.js"
 import { isObject } from "./core.js"
@@ -32,12 +33,16 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
-const isHeaderMismatch = (cause: Cause.Cause<ConnectError>) =>
-  Cause.isFailType(cause) && cause.error._tag === "HeaderMismatchError"
-
 const findTool = (tools: ReadonlyArray<McpSchema.Tool>, name: string) => tools.find((t) => t.name === name)
 
 type Augment = (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
+
+/** A call's raw result, the definition it went out under, and the era it went out on. */
+interface Sent {
+  readonly raw: unknown
+  readonly tool: McpSchema.Tool | undefined
+  readonly era: "legacy" | "modern"
+}
 
 /** @internal */
 export type ToolMethods = Pick<
@@ -56,7 +61,7 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "withInputNow" | "unsafeSend">
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -130,7 +135,7 @@ export const make = (core: Needs): ToolMethods => {
       handlers: core.options.handlers,
       declared: core.tasksDeclared,
       session: Effect.map(core.session, (s) => s.negotiated),
-      send: (method, params, requestOptions, headers) => core.send(method, params, requestOptions, headers),
+      send: (method, params, requestOptions, headers) => core.send({ method, params, options: requestOptions, headers }),
       decodeResult: (value) => Decode.callTool(server, "tools/call", value),
       checkOutput: validation.checkOutput
     })
@@ -161,55 +166,61 @@ export const make = (core: Needs): ToolMethods => {
       : { tool: findTool(knownTools, name) }
 
   /**
-   * Sends a `tools/call`: the definition it goes out under is the one its result is checked
-   * against (a -32020 retry goes out, and is checked, under the refreshed one). One lookup of
-   * the definition serves the input check, the headers and the output check.
+   * The request of a call under the tool definition `tool`, or why it cannot go out: one lookup
+   * of the definition serves the input check, the headers and (see `invoke`) the output check.
    */
-  const invokeTool = (
+  const requestOf = (
     name: string,
     args: Record<string, unknown> | undefined,
     requestOptions: RequestOptions | undefined,
     augment: Augment,
-    // What the first request already got when it went out without an effect (`unsafeCallTool`).
-    answered?: { readonly tool: McpSchema.Tool | undefined; readonly exit: Exit.Exit<unknown, ConnectError> }
-  ) => {
-    // Plain functions until the request goes out: this runs on every call.
-    const under = (tool: McpSchema.Tool | undefined, answer?: { readonly result: unknown }): Effect.Effect<
-      { readonly raw: unknown; readonly tool: McpSchema.Tool | undefined; readonly era: "legacy" | "modern" },
-      ConnectError | InputRequiredError | ValidationError
-    > => {
+    tool: McpSchema.Tool | undefined,
+    headers: Record<string, string> | undefined
+  ): OutgoingRequest => ({
+    method: "tools/call",
+    params: augment(callToolParams(name, args), tool),
+    options: requestOptions,
+    headers
+  })
+
+  // Calls go through the input rounds, then a refresh of the tool's definition on -32020.
+  const toolSend = refreshOnHeaderMismatch(core.withInput)
+
+  /**
+   * Sends a `tools/call`: the definition it goes out under is the one its result is checked
+   * against (a -32020 retry goes out, and is checked, under the refreshed one).
+   */
+  const invoke = (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    augment: Augment
+  ): Effect.Effect<Sent, ConnectError | InputRequiredError | ValidationError> => {
+    let sentUnder: McpSchema.Tool | undefined
+    const under = (tool: McpSchema.Tool | undefined): Effect.Effect<OutgoingRequest, ValidationError | InvalidResponseError> => {
       const refused = validation.inputRefusal(tool)
       if (refused !== undefined) return Effect.fail(refused)
       const headers = callHeaders(name, tool, args)
       if (headers instanceof InvalidResponseError) return Effect.fail(headers)
-      const params = augment(callToolParams(name, args), tool)
-      return Effect.map(
-        core.withInputNow("tools/call", params, requestOptions, headers, undefined, undefined, undefined, answer),
-        (raw) => ({ raw, tool, era: core.live()?.negotiated.era ?? "legacy" })
-      )
+      sentUnder = tool
+      return Effect.succeed(Object.assign(requestOf(name, args, requestOptions, augment, tool, headers), { refresh }))
     }
     // The definition a call goes out under: the known list, fetched once when unknown.
-    const call = Effect.suspend(() => {
+    const lookup = Effect.suspend(() => {
       const known = knownDefinition(name)
       return known !== undefined
         ? under(known.tool)
         : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
     })
-    const answer = answered?.exit
-    const first = answered === undefined || answer === undefined
-      ? call
-      : Exit.isSuccess(answer)
-      ? Effect.suspend(() => under(answered.tool, { result: answer.value }))
-      : Effect.failCause(answer.cause)
-    // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
-    return Effect.catchTag(first, "HeaderMismatchError", () =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          core.cache.delete(Lists.listKeys.tools)
-          knownTools = undefined
-        }),
-        call
-      ))
+    // -32020: the tool's definition may have changed: re-fetched, the request recomputed.
+    const refresh = () => Effect.zipRight(Effect.sync(forgetTools), lookup)
+    return Effect.flatMap(lookup, (request) =>
+      Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" })))
+  }
+
+  const forgetTools = () => {
+    core.cache.delete(Lists.listKeys.tools)
+    knownTools = undefined
   }
 
   /** A result of text blocks with nothing to validate: its own decoding, no effect needed. */
@@ -226,50 +237,70 @@ export const make = (core: Needs): ToolMethods => {
 
   // A task-returning call is driven to its end transparently (polled at the server's pace,
   // input requests answered once each, bounded by the task's ttlMs).
-  const finishCall = (
-    requestOptions: RequestOptions | undefined,
-    { era, raw, tool }: {
-      readonly raw: unknown
-      readonly tool: McpSchema.Tool | undefined
-      readonly era: "legacy" | "modern"
-    }
-  ) =>
+  const finishCall = (requestOptions: RequestOptions | undefined, { era, raw, tool }: Sent) =>
     Tasks.isCreated(raw, era)
       ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().complete(task, requestOptions))
       : toolResult(raw, tool, era)
 
   const effectCallTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
-    Effect.flatMap(invokeTool(name, args, requestOptions, withTask), (sent) => finishCall(requestOptions, sent))
+    Effect.flatMap(invoke(name, args, requestOptions, withTask), (sent) => finishCall(requestOptions, sent))
 
-  // Without a fiber where the connection can (`core.unsafeSend`): the usual outcome — a
-  // complete, text-only result with nothing to validate, or an error — reaches `onDone` as an
-  // `Exit`; anything else as the effect that goes on from it the general way (input rounds,
-  // tasks, output validation, the -32020 refresh).
-  const unsafeCallTool: UnsafeCallTool = (name, args, requestOptions, onDone) => {
+  // Without a fiber where the composition offers it (`toolSend.now`): the usual outcome — a
+  // complete, text-only result with nothing to validate, or an error — reaches `onDone` done;
+  // anything else as the effect that goes on from it the general way (input rounds, tasks,
+  // output validation, the -32020 refresh). A transport that writes without a fiber takes no
+  // headers: none are computed.
+  const unsafeCallTool: UnsafeCallTool | undefined = toolSend.now === undefined ? undefined : (
+    name,
+    args,
+    requestOptions,
+    onDone
+  ) => {
+    const now = toolSend.now!
     const known = knownDefinition(name)
     if (known === undefined || validation.inputRefusal(known.tool) !== undefined) return undefined
-    const tool = known.tool
+    let tool = known.tool
     const era = core.live()?.negotiated.era ?? "legacy"
-    return core.unsafeSend("tools/call", withTask(callToolParams(name, args), tool), requestOptions, (exit) => {
-      if (Exit.isSuccess(exit)) {
-        const raw = exit.value
-        if (Protocol.resultTypeOf(raw) === "complete" && !Tasks.isCreated(raw, era) && isPlainResult(raw, tool)) {
-          return onDone(exit as Exit.Exit<McpSchema.CallToolResult>)
-        }
-      } else if (!isHeaderMismatch(exit.cause)) return onDone(Exit.failCause(exit.cause))
-      onDone(Effect.flatMap(
-        invokeTool(name, args, requestOptions, withTask, { tool, exit }),
-        (sent) => finishCall(requestOptions, sent)
-      ))
+    const refresh = () =>
+      Effect.zipRight(
+        Effect.sync(forgetTools),
+        Effect.flatMap(listTools(), (tools) => {
+          tool = findTool(tools, name)
+          const refused = validation.inputRefusal(tool)
+          return refused !== undefined ? Effect.fail(refused) : Effect.succeed(
+            Object.assign(requestOf(name, args, requestOptions, withTask, tool, undefined), { refresh })
+          )
+        })
+      )
+    const request = Object.assign(requestOf(name, args, requestOptions, withTask, tool, undefined), { refresh })
+    return now(request, (outcome) => {
+      if (outcome._tag === "Continue") {
+        return onDone({
+          _tag: "Continue",
+          effect: Effect.flatMap(outcome.effect, (raw) => finishCall(requestOptions, { raw, tool, era }))
+        })
+      }
+      const exit = outcome.exit
+      if (Exit.isFailure(exit)) return onDone({ _tag: "Done", exit: exit as Exit.Exit<never, ConnectError | InputRequiredError | ValidationError> })
+      const raw = exit.value
+      onDone(
+        !Tasks.isCreated(raw, era) && isPlainResult(raw, tool)
+          ? { _tag: "Done", exit: exit as Exit.Exit<McpSchema.CallToolResult> }
+          : { _tag: "Continue", effect: finishCall(requestOptions, { raw, tool, era }) }
+      )
     })
   }
 
-  // Where the connection can, the effect waits for the call sent without one. A fiber
+  // Where the composition offers it, the effect waits for the call sent without one. A fiber
   // interrupted while it waits exits, so an observer of its exit abandons the call (removed once
   // the call settles). An interruption frame instead (`uninterruptibleMask` + `catchAllCause`, or
   // a canceler returned to `Effect.async`, which adds `onInterrupt`) measured ~2 KB more
   // allocation per call, some of it surviving into the old generation.
-  const callTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
+  const callTool: ServerConnection["callTool"] = unsafeCallTool === undefined ? effectCallTool : (
+    name,
+    args,
+    requestOptions
+  ) =>
     Effect.withFiberRuntime((fiber) =>
       Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>((resume) => {
         let settled = false
@@ -277,7 +308,7 @@ export const make = (core: Needs): ToolMethods => {
         const abandon = unsafeCallTool(name, args, requestOptions, (outcome) => {
           settled = true
           fiber.removeObserver(onExit)
-          resume(outcome)
+          resume(outcome._tag === "Done" ? outcome.exit : outcome.effect)
         })
         if (abandon === undefined) resume(effectCallTool(name, args, requestOptions))
         else if (!settled) fiber.addObserver(onExit)
@@ -291,7 +322,7 @@ export const make = (core: Needs): ToolMethods => {
       return Effect.zipRight(
         tasks().gate("tools/call", ["requests", "tools", "call"]),
         Effect.flatMap(
-          invokeTool(name, args, taskOptions, (params) => modern ? params : Object.assign({}, params, { task: ttl })),
+          invoke(name, args, taskOptions, (params) => modern ? params : Object.assign({}, params, { task: ttl })),
           // A server that answers with the result at once yields a completed handle carrying it.
           ({ era, raw, tool }) =>
             Tasks.isCreated(raw, era)
