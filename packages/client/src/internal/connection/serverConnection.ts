@@ -48,7 +48,7 @@ export const make = <R>(
     // `Object.assign`, not spreads: on Node 20 (V8 11) a literal that opens with a spread gets a
     // hidden class of its own per object (and costs ~0.8 µs instead of ~0.05).
     const base = Object.assign({}, shared, sessions)
-    const core: Core.Core = Object.assign(base, Requests.make(base, config))
+    const core: Core.Core = Object.assign(base, Requests.make(base))
     const { listen } = Subscriptions.make(core)
     const methods = Methods.make(core)
     // A literal that opens with a property, and `kind` added after it (see `kind` above).

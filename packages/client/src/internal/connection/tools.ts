@@ -113,19 +113,49 @@ export const make = (core: Needs): ToolMethods => {
     tool: McpSchema.Tool | undefined,
     args: Record<string, unknown> | undefined
   ): Record<string, string> | InvalidResponseError => {
-    const headers = { "mcp-name": HeaderParams.encodeValue(name) }
-    if (tool === undefined || !headersNeedDefinition()) return headers
-    const params = HeaderParams.validate(tool.inputSchema)
-    if (!params.valid) return headers
-    const rendered = HeaderParams.render(params.params, args ?? {})
+    if (tool === undefined) return { "mcp-name": HeaderParams.encodeValue(name) }
+    const plan = planOf(tool)
+    const params = plan.headerParams
+    if (params.length === 0 || !headersNeedDefinition()) return plan.nameHeader
+    const rendered = HeaderParams.render(params, args ?? {})
     return "error" in rendered
       ? new InvalidResponseError({
         server,
         method: "tools/call",
         message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
       })
-      : Object.assign(headers, rendered as Record<string, string>)
+      : Object.assign({}, plan.nameHeader, rendered as Record<string, string>)
   }
+
+  /**
+   * What a call needs of its tool's definition, worked out once per definition (a refreshed list
+   * brings new ones): its `Mcp-Name` header, its `x-mcp-header` parameters, whether its input
+   * schema is refused, whether its results are checked against an output schema.
+   */
+  interface Plan {
+    readonly nameHeader: Record<string, string>
+    readonly headerParams: ReadonlyArray<HeaderParams.HeaderParam>
+    /** Whether its input schema is refused (`validation.inputRefusal` says why). */
+    readonly refused: boolean
+    readonly checksOutput: boolean
+  }
+  const plans = new WeakMap<McpSchema.Tool, Plan>()
+  const planOf = (tool: McpSchema.Tool): Plan => {
+    let plan = plans.get(tool)
+    if (plan === undefined) {
+      const params = HeaderParams.validate(tool.inputSchema)
+      plan = {
+        nameHeader: { "mcp-name": HeaderParams.encodeValue(tool.name) },
+        headerParams: params.valid ? params.params : [],
+        refused: validation.inputRefusal(tool) !== undefined,
+        checksOutput: validation.checksOutput(tool)
+      }
+      plans.set(tool, plan)
+    }
+    return plan
+  }
+  const refusalOf = (tool: McpSchema.Tool | undefined) =>
+    tool !== undefined && planOf(tool).refused ? validation.inputRefusal(tool) : undefined
 
   // Made with the first task: most connections never see one, and it is ~2 KB of heap each.
   let madeTasks: ReturnType<typeof Tasks.make> | undefined
@@ -198,7 +228,7 @@ export const make = (core: Needs): ToolMethods => {
   ): Effect.Effect<Sent, ConnectError | InputRequiredError | ValidationError> => {
     let sentUnder: McpSchema.Tool | undefined
     const under = (tool: McpSchema.Tool | undefined): Effect.Effect<OutgoingRequest, ValidationError | InvalidResponseError> => {
-      const refused = validation.inputRefusal(tool)
+      const refused = refusalOf(tool)
       if (refused !== undefined) return Effect.fail(refused)
       const headers = callHeaders(name, tool, args)
       if (headers instanceof InvalidResponseError) return Effect.fail(headers)
@@ -225,7 +255,7 @@ export const make = (core: Needs): ToolMethods => {
 
   /** A result of text blocks with nothing to validate: its own decoding, no effect needed. */
   const isPlainResult = (raw: unknown, tool: McpSchema.Tool | undefined): raw is McpSchema.CallToolResult =>
-    Decode.isPlainTextResult(raw) && !validation.checksOutput(tool, raw)
+    Decode.isPlainTextResult(raw) && (tool === undefined || raw.isError === true || !planOf(tool).checksOutput)
 
   /** A plain `tools/call` result, checked, its structured content against the output schema. */
   const toolResult = (raw: unknown, tool: McpSchema.Tool | undefined, era: "legacy" | "modern") =>
@@ -237,8 +267,9 @@ export const make = (core: Needs): ToolMethods => {
 
   // A task-returning call is driven to its end transparently (polled at the server's pace,
   // input requests answered once each, bounded by the task's ttlMs).
+  // On 2026-07-28 a task answers only a client that declared the extension.
   const finishCall = (requestOptions: RequestOptions | undefined, { era, raw, tool }: Sent) =>
-    Tasks.isCreated(raw, era)
+    (era === "legacy" || core.tasksDeclared) && Tasks.isCreated(raw, era)
       ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().complete(task, requestOptions))
       : toolResult(raw, tool, era)
 
@@ -258,7 +289,7 @@ export const make = (core: Needs): ToolMethods => {
   ) => {
     const now = toolSend.now!
     const known = knownDefinition(name)
-    if (known === undefined || validation.inputRefusal(known.tool) !== undefined) return undefined
+    if (known === undefined || refusalOf(known.tool) !== undefined) return undefined
     let tool = known.tool
     const era = core.live()?.negotiated.era ?? "legacy"
     const refresh = () =>
@@ -266,7 +297,7 @@ export const make = (core: Needs): ToolMethods => {
         Effect.sync(forgetTools),
         Effect.flatMap(listTools(), (tools) => {
           tool = findTool(tools, name)
-          const refused = validation.inputRefusal(tool)
+          const refused = refusalOf(tool)
           return refused !== undefined ? Effect.fail(refused) : Effect.succeed(
             Object.assign(requestOf(name, args, requestOptions, withTask, tool, undefined), { refresh })
           )
@@ -284,7 +315,7 @@ export const make = (core: Needs): ToolMethods => {
       if (Exit.isFailure(exit)) return onDone({ _tag: "Done", exit: exit as Exit.Exit<never, ConnectError | InputRequiredError | ValidationError> })
       const raw = exit.value
       onDone(
-        !Tasks.isCreated(raw, era) && isPlainResult(raw, tool)
+        !((era === "legacy" || core.tasksDeclared) && Tasks.isCreated(raw, era)) && isPlainResult(raw, tool)
           ? { _tag: "Done", exit: exit as Exit.Exit<McpSchema.CallToolResult> }
           : { _tag: "Continue", effect: finishCall(requestOptions, { raw, tool, era }) }
       )

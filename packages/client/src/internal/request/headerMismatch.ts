@@ -9,17 +9,18 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type { OutgoingRequest, Send, Step } from "./send.js"
+import type { ValidationError } from "../../McpError.js"
+import type { OutgoingRequest, Send } from "./send.js"
 import { proceed, sender } from "./send.js"
 
 const isMismatch = (cause: Cause.Cause<unknown>) =>
   Cause.isFailType(cause) && (cause.error as { readonly _tag?: unknown })._tag === "HeaderMismatchError"
 
 /** @internal */
-export const refreshOnHeaderMismatch = <E>(next: Send<E>): Send<E> => {
+export const refreshOnHeaderMismatch = <E>(next: Send<E>): Send<E | ValidationError> => {
   const again = (refresh: NonNullable<OutgoingRequest["refresh"]>) => Effect.flatMap(refresh(), next)
   const now = next.now
-  return sender<E>(
+  return sender<E | ValidationError>(
     (request) => {
       const refresh = request.refresh
       return refresh === undefined
@@ -40,6 +41,3 @@ export const refreshOnHeaderMismatch = <E>(next: Send<E>): Send<E> => {
     }
   )
 }
-
-/** @internal */
-export const headerMismatch: Step = refreshOnHeaderMismatch

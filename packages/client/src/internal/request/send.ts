@@ -2,19 +2,17 @@
  * The one way to send: a request is a record (`OutgoingRequest`), a sender a function of it
  * (`Send`), and every behaviour on the way a `Step` from the next sender to a sender, in a file
  * of its own here. `connection/requests.ts` composes the steps that apply, once per connection
- * and once per session. The last sender (`toPeer`) hands the request to the session's peer.
+ * and once per session, down to the session's peer.
  *
- * A sender may also offer its request without a fiber (`Send.now`): the terminal does where the
+ * A sender may also offer its request without a fiber (`Send.now`): the last one does where the
  * transport writes synchronously; a pure step passes it on, an effectful one drops it, so when
  * the fast path is offered follows from what was composed.
  *
  * @internal
  */
-import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type { ConnectError } from "../../McpError.js"
-import type * as RpcPeer from "../../RpcPeer.js"
+import type { ConnectError, ValidationError } from "../../McpError.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 
 /** @internal */
@@ -41,7 +39,7 @@ export interface OutgoingRequest {
   /** Told the JSON-RPC id of each attempt. */
   readonly onId?: ((id: number) => void) | undefined
   /** Builds the request afresh once the definitions behind its headers changed (-32020). */
-  readonly refresh?: (() => Effect.Effect<OutgoingRequest, ConnectError>) | undefined
+  readonly refresh?: (() => Effect.Effect<OutgoingRequest, ConnectError | ValidationError>) | undefined
 }
 
 /**
@@ -90,49 +88,3 @@ export const proceed = <E>(effect: Effect.Effect<unknown, ConnectError | E>): Ou
   _tag: "Continue",
   effect
 })
-
-const peerOptions = (request: OutgoingRequest): RpcPeer.RequestOptions | undefined => {
-  const options = request.options
-  const hints: RpcPeer.RequestOptions["hints"] = request.modern === true
-    ? { modern: true, headers: request.headers, onAuthorization: request.onAuthorization }
-    : request.onAuthorization !== undefined
-    ? { onAuthorization: request.onAuthorization }
-    : undefined
-  if (options === undefined && hints === undefined && request.onId === undefined) return undefined
-  return {
-    timeoutMs: options?.timeout === undefined ? undefined : Duration.toMillis(Duration.decode(options.timeout)),
-    onProgress: options?.onProgress,
-    resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
-    maxTotalTimeoutMs: options?.maxTotalTimeout === undefined
-      ? undefined
-      : Duration.toMillis(Duration.decode(options.maxTotalTimeout)),
-    onId: request.onId,
-    hints
-  }
-}
-
-const noop = () => {}
-
-/**
- * The last sender: the request to `peer`, with its timeouts, progress and hints; without a
- * fiber where the peer writes synchronously (a transport that takes no hints).
- *
- * @internal
- */
-export const toPeer = (peer: RpcPeer.RpcPeer): Send => {
-  const unsafeRequest = peer.unsafeRequest
-  return sender(
-    (request) => peer.request(request.method, request.params, peerOptions(request)),
-    unsafeRequest === undefined ? undefined : (request, onOutcome) => {
-      const sent = unsafeRequest(
-        request.method,
-        request.params,
-        peerOptions(request),
-        (exit) => onOutcome(done(exit))
-      )
-      if (typeof sent === "function") return sent
-      onOutcome(done(Exit.fail(sent)))
-      return noop
-    }
-  )
-}
