@@ -1,7 +1,9 @@
 // Counts the runtime files one `callTool` crosses: the Effect API (`McpClient` from
 // `NodeMcpClient.layer`) over Streamable HTTP against an in-process fake 2026-07-28 server.
 //
-//   npm run build && node scripts/count-call-files.mjs [--calls N] [--warmup N] [--list | --functions] [--json]
+//   npm run build && [MODE=json] node scripts/count-call-files.mjs [--calls N] [--warmup N] [--list | --functions] [--json]
+//
+// MODE=json has the fake server answer POSTs with JSON bodies; by default (its default) with SSE.
 //
 // How it counts (docs/architecture.md, "One call, followed as data"): V8's precise coverage
 // (`Profiler.startPreciseCoverage`, call counts) is on from the start; after a warm-up of
@@ -10,8 +12,8 @@
 // per-module build, one file per source file): the library is loaded from `dist/` through a
 // resolve hook, since Node would otherwise load the bundle (`node` export condition). The fake
 // server imports the client through that bundle, so what it runs never counts.
-import { register } from "node:module"
 import { Session } from "node:inspector/promises"
+import { register } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -74,7 +76,13 @@ const scope = Effect.runSync(Scope.make())
 let files
 try {
   const server = await Effect.runPromise(
-    Scope.extend(FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "modern" }, responseMode: process.env.MODE ?? "sse" }), scope)
+    Scope.extend(
+      FakeHttpServer.make({
+        definition: { ...Scenarios.demo, era: "modern" },
+        responseMode: process.env.MODE ?? "sse"
+      }),
+      scope
+    )
   )
   const context = await Effect.runPromise(
     Layer.buildWithScope(

@@ -95,7 +95,9 @@ export const make = (core: Needs): RequestPath => {
     const peer = toPeer(s.peer)
     return s.negotiated.era === "legacy"
       ? peer
-      : modernEra(core, s.negotiated.protocolVersion)(s.peer.unsafeRequest === undefined ? reissueBrokenStream(peer) : peer)
+      : modernEra(core, s.negotiated.protocolVersion)(
+        s.peer.unsafeRequest === undefined ? reissueBrokenStream(peer) : peer
+      )
   }
   // Once, on the session opened in its place.
   const resend: Send = (request) => Effect.flatMap(core.session, (s) => eraSteps(s)(request))
@@ -106,7 +108,9 @@ export const make = (core: Needs): RequestPath => {
   const ofSession = (s: Session): Send => {
     if (composedFor === s && composed !== undefined) return composed
     composedFor = s
-    composed = s.negotiated.era === "legacy" && core.isHttp() ? resendOnExpiredSession(resend)(eraSteps(s)) : eraSteps(s)
+    composed = s.negotiated.era === "legacy" && core.isHttp()
+      ? resendOnExpiredSession(resend)(eraSteps(s))
+      : eraSteps(s)
     return composed
   }
 

@@ -165,7 +165,8 @@ export const make = (core: Needs): ToolMethods => {
       handlers: core.options.handlers,
       declared: core.tasksDeclared,
       session: Effect.map(core.session, (s) => s.negotiated),
-      send: (method, params, requestOptions, headers) => core.send({ method, params, options: requestOptions, headers }),
+      send: (method, params, requestOptions, headers) =>
+        core.send({ method, params, options: requestOptions, headers }),
       decodeResult: (value) => Decode.callTool(server, "tools/call", value),
       checkOutput: validation.checkOutput
     })
@@ -227,7 +228,9 @@ export const make = (core: Needs): ToolMethods => {
     augment: Augment
   ): Effect.Effect<Sent, ConnectError | InputRequiredError | ValidationError> => {
     let sentUnder: McpSchema.Tool | undefined
-    const under = (tool: McpSchema.Tool | undefined): Effect.Effect<OutgoingRequest, ValidationError | InvalidResponseError> => {
+    const under = (
+      tool: McpSchema.Tool | undefined
+    ): Effect.Effect<OutgoingRequest, ValidationError | InvalidResponseError> => {
       const refused = refusalOf(tool)
       if (refused !== undefined) return Effect.fail(refused)
       const headers = callHeaders(name, tool, args)
@@ -244,8 +247,11 @@ export const make = (core: Needs): ToolMethods => {
     })
     // -32020: the tool's definition may have changed: re-fetched, the request recomputed.
     const refresh = () => Effect.zipRight(Effect.sync(forgetTools), lookup)
-    return Effect.flatMap(lookup, (request) =>
-      Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" })))
+    return Effect.flatMap(
+      lookup,
+      (request) =>
+        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" }))
+    )
   }
 
   const forgetTools = () => {
@@ -312,7 +318,12 @@ export const make = (core: Needs): ToolMethods => {
         })
       }
       const exit = outcome.exit
-      if (Exit.isFailure(exit)) return onDone({ _tag: "Done", exit: exit as Exit.Exit<never, ConnectError | InputRequiredError | ValidationError> })
+      if (Exit.isFailure(exit)) {
+        return onDone({
+          _tag: "Done",
+          exit: exit as Exit.Exit<never, ConnectError | InputRequiredError | ValidationError>
+        })
+      }
       const raw = exit.value
       onDone(
         !((era === "legacy" || core.tasksDeclared) && Tasks.isCreated(raw, era)) && isPlainResult(raw, tool)

@@ -49,7 +49,8 @@ export const make = (server: string, options: Options): Validation => {
     return dialect._tag === "Supported" ? undefined : unsupportedDialect(tool.name, "input", dialect)
   }
 
-  const checksOutput = (tool: McpSchema.Tool | undefined) => jsonSchema !== undefined && tool?.outputSchema !== undefined
+  const checksOutput = (tool: McpSchema.Tool | undefined) =>
+    jsonSchema !== undefined && tool?.outputSchema !== undefined
 
   const checkOutput = (
     tool: McpSchema.Tool | undefined,

@@ -67,7 +67,9 @@ export const make = (
     unsubscribeResource: (uri, requestOptions) =>
       Effect.flatMap(core.session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
         if (s.negotiated.era === "legacy") {
-          return Effect.asVoid(core.gated({ method: "resources/unsubscribe", params: { uri }, options: requestOptions }))
+          return Effect.asVoid(
+            core.gated({ method: "resources/unsubscribe", params: { uri }, options: requestOptions })
+          )
         }
         const watch = watches.get(uri)
         watches.delete(uri)

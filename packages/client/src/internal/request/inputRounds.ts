@@ -30,8 +30,7 @@ export interface Settings {
   readonly clock: Clock.Clock
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const timeoutOf = (request: OutgoingRequest): number | undefined =>
   request.options?.timeout === undefined ? undefined : Duration.toMillis(Duration.decode(request.options.timeout))

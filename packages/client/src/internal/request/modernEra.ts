@@ -23,8 +23,7 @@ export interface Settings {
   readonly hostMeta: Effect.Effect<Record<string, unknown>>
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // `catchIf`, unlike `mapError`, costs nothing on success; `modernError` changes only a ServerError.
 const isServerError = (error: unknown): error is ServerError => error instanceof ServerError
@@ -34,7 +33,11 @@ export const modernEra = (settings: Settings, version: string): Step => {
   const { fixedHostMeta, hostMeta, identity, logLevel } = settings
   // The `_meta` without the caller's own: one object while the level and declared capabilities
   // (`setRoots` replaces them) stay, so a call allocates none.
-  let shared: { readonly level: McpSchema.LoggingLevel | undefined; readonly capabilities: unknown; readonly meta: Params } | undefined
+  let shared: {
+    readonly level: McpSchema.LoggingLevel | undefined
+    readonly capabilities: unknown
+    readonly meta: Params
+  } | undefined
   const sharedMeta = (host: Record<string, unknown>) => {
     const level = logLevel.current
     const capabilities = identity.capabilities
@@ -42,7 +45,7 @@ export const modernEra = (settings: Settings, version: string): Step => {
       shared = {
         level,
         capabilities,
-        meta: Object.assign({}, host, Protocol.requestMeta(identity, version, level ))
+        meta: Object.assign({}, host, Protocol.requestMeta(identity, version, level))
       }
     }
     return shared.meta
@@ -51,7 +54,12 @@ export const modernEra = (settings: Settings, version: string): Step => {
     const own = params?._meta
     return host === fixedHostMeta && !isObject(own)
       ? sharedMeta(host)
-      : Object.assign({}, host, isObject(own) ? own : undefined, Protocol.requestMeta(identity, version, logLevel.current ))
+      : Object.assign(
+        {},
+        host,
+        isObject(own) ? own : undefined,
+        Protocol.requestMeta(identity, version, logLevel.current)
+      )
   }
   const withMeta = (request: OutgoingRequest, host: Record<string, unknown>) =>
     Object.assign({}, request.params, { _meta: metaOf(host, request.params) })
@@ -75,13 +83,15 @@ export const modernEra = (settings: Settings, version: string): Step => {
           : Effect.flatMap(hostMeta, (host) => decorated(request, host)),
       // Pure while the host's `_meta` is a fixed value. No headers: a transport that writes
       // without a fiber takes none.
-      now === undefined || fixedHostMeta === undefined ? undefined : (request, onOutcome) =>
-        now(Object.assign({}, request, { params: withMeta(request, fixedHostMeta) }), (outcome) =>
-          onOutcome(
-            outcome._tag === "Done"
-              ? Exit.isFailure(outcome.exit) ? done(Exit.mapError(outcome.exit, Protocol.modernError)) : outcome
-              : proceed(Effect.mapError(outcome.effect, Protocol.modernError))
-          ))
+      now === undefined || fixedHostMeta === undefined ?
+        undefined :
+        (request, onOutcome) =>
+          now(Object.assign({}, request, { params: withMeta(request, fixedHostMeta) }), (outcome) =>
+            onOutcome(
+              outcome._tag === "Done"
+                ? Exit.isFailure(outcome.exit) ? done(Exit.mapError(outcome.exit, Protocol.modernError)) : outcome
+                : proceed(Effect.mapError(outcome.effect, Protocol.modernError))
+            ))
     )
   }
 }

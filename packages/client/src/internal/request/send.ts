@@ -11,7 +11,7 @@
  * @internal
  */
 import type * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
+import type * as Exit from "effect/Exit"
 import type { ConnectError, ValidationError } from "../../McpError.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 
@@ -58,7 +58,10 @@ export type Outcome<E> =
  *
  * @internal
  */
-export type SendNow<E> = (request: OutgoingRequest, onOutcome: (outcome: Outcome<E>) => void) => (() => void) | undefined
+export type SendNow<E> = (
+  request: OutgoingRequest,
+  onOutcome: (outcome: Outcome<E>) => void
+) => (() => void) | undefined
 
 /**
  * A sender. Its effect is lazy (built once, it may run any number of times); `now`, where

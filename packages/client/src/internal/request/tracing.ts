@@ -10,18 +10,17 @@ import * as Tracing from "../connection/tracing.js"
 import type { Step } from "./send.js"
 
 /** @internal */
-export const traced = (tracing: Tracing.Tracing, attributes: () => Record<string, unknown> | undefined): Step =>
-(next) =>
-(request) =>
-  Effect.suspend(() =>
-    Tracing.request(tracing, request.method, request.params, attributes, (params, onTracedId) => {
-      const onId = request.onId
-      return next(Object.assign({}, request, {
-        params,
-        onId: onId === undefined ? onTracedId : (id: number) => {
-          onTracedId(id)
-          onId(id)
-        }
-      }))
-    })
-  )
+export const traced =
+  (tracing: Tracing.Tracing, attributes: () => Record<string, unknown> | undefined): Step => (next) => (request) =>
+    Effect.suspend(() =>
+      Tracing.request(tracing, request.method, request.params, attributes, (params, onTracedId) => {
+        const onId = request.onId
+        return next(Object.assign({}, request, {
+          params,
+          onId: onId === undefined ? onTracedId : (id: number) => {
+            onTracedId(id)
+            onId(id)
+          }
+        }))
+      })
+    )
