@@ -195,7 +195,7 @@ export interface Options {
  * `Continue` with the effect that finishes the call the way `callTool` would (input rounds,
  * tasks, output validation, a -32020 refresh), for the caller to run.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type CallToolOutcome =

@@ -228,30 +228,44 @@ export const make = (core: Needs): ToolMethods => {
     augment: Augment
   ): Effect.Effect<Sent, ConnectError | InputRequiredError | ValidationError> => {
     let sentUnder: McpSchema.Tool | undefined
+    return Effect.flatMap(
+      lookup(name, args, requestOptions, augment, true, (tool) => (sentUnder = tool)),
+      (request) =>
+        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" }))
+    )
+  }
+
+  /**
+   * The request of a call under the definition it goes out under (told to `onTool`): the known
+   * one, the list fetched once when unknown. On -32020 (`refresh`) the definition may have
+   * changed: the list is re-fetched and the request recomputed. `headed`: with its headers.
+   */
+  const lookup = (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    augment: Augment,
+    headed: boolean,
+    onTool: (tool: McpSchema.Tool | undefined) => void
+  ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
     const under = (
       tool: McpSchema.Tool | undefined
-    ): Effect.Effect<OutgoingRequest, ValidationError | InvalidResponseError> => {
+    ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
       const refused = refusalOf(tool)
       if (refused !== undefined) return Effect.fail(refused)
-      const headers = callHeaders(name, tool, args)
+      const headers = headed ? callHeaders(name, tool, args) : undefined
       if (headers instanceof InvalidResponseError) return Effect.fail(headers)
-      sentUnder = tool
+      onTool(tool)
       return Effect.succeed(Object.assign(requestOf(name, args, requestOptions, augment, tool, headers), { refresh }))
     }
-    // The definition a call goes out under: the known list, fetched once when unknown.
-    const lookup = Effect.suspend(() => {
+    const find = Effect.suspend(() => {
       const known = knownDefinition(name)
       return known !== undefined
         ? under(known.tool)
         : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
     })
-    // -32020: the tool's definition may have changed: re-fetched, the request recomputed.
-    const refresh = () => Effect.zipRight(Effect.sync(forgetTools), lookup)
-    return Effect.flatMap(
-      lookup,
-      (request) =>
-        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" }))
-    )
+    const refresh = () => Effect.zipRight(Effect.sync(forgetTools), find)
+    return find
   }
 
   const forgetTools = () => {
@@ -301,13 +315,7 @@ export const make = (core: Needs): ToolMethods => {
     const refresh = () =>
       Effect.zipRight(
         Effect.sync(forgetTools),
-        Effect.flatMap(listTools(), (tools) => {
-          tool = findTool(tools, name)
-          const refused = refusalOf(tool)
-          return refused !== undefined ? Effect.fail(refused) : Effect.succeed(
-            Object.assign(requestOf(name, args, requestOptions, withTask, tool, undefined), { refresh })
-          )
-        })
+        lookup(name, args, requestOptions, withTask, false, (refreshed) => (tool = refreshed))
       )
     const request = Object.assign(requestOf(name, args, requestOptions, withTask, tool, undefined), { refresh })
     return now(request, (outcome) => {
