@@ -10,11 +10,13 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Deprecations from "../../Deprecations.js"
 import * as HeaderParams from "../../HeaderParams.js"
-import type { ConnectError } from "../../McpError.js"
+import type { ConnectError, InputRequiredError } from "../../McpError.js"
 import { CapabilityError, InvalidResponseError } from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Protocol from "../../Protocol.js"
 import type { RawRequestError, RawRequestOptions, ServerConnection } from "../../ServerConnection.js"
+import { capabilityGate } from "../request/capabilityGate.js"
+import type { Send } from "../request/send.js"
 import type { Core, Params } from "./core.js"
 import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
@@ -48,8 +50,20 @@ const nameHeader = (method: string, params: Params): Record<string, string> | un
   return typeof subject === "string" ? { "mcp-name": HeaderParams.encodeValue(subject) } : undefined
 }
 
+/**
+ * The sender of raw requests: the capability gate (the capabilities it reads are the current
+ * ones: a lapsed discovery is re-fetched), then on 2026-07-28 the `input_required` rounds; a
+ * legacy result is whatever the server sent.
+ */
+const rawSender = (core: Needs): Send<InputRequiredError | CapabilityError> =>
+  capabilityGate(core.server, core.discovered)<InputRequiredError>((request) =>
+    core.live()?.negotiated.era === "legacy"
+      ? core.send(request)
+      : core.withInput(Object.assign({}, request, { params: request.params ?? {} }))
+  )
+
 /** A raw request: gated when the method is known, then `input_required` rounds on 2026-07-28. */
-const request = (core: Needs) =>
+const request = (core: Needs, send: Send<InputRequiredError | CapabilityError>) =>
 <A, I>(
   method: string,
   params: Params,
@@ -58,14 +72,11 @@ const request = (core: Needs) =>
   const { server } = core
   const schema = requestOptions?.schema
   const decode = schema === undefined ? undefined : Schema.decodeUnknownEither(schema, McpSchema.parseOptions)
-  // The capabilities the gate reads are the current ones (a lapsed discovery is re-fetched).
-  const sent = Effect.flatMap(core.discovered, (s): Effect.Effect<unknown, RawRequestError> => {
-    const refused = Protocol.legacy.gate(server, s.negotiated, method)
-    if (refused !== undefined) return Effect.fail(refused)
-    // input_required is 2026-07-28 only; a legacy result is whatever the server sent.
-    return s.negotiated.era === "legacy"
-      ? core.send({ method, params, options: requestOptions })
-      : core.withInput({ method, params: params ?? {}, options: requestOptions, headers: nameHeader(method, params) })
+  const sent: Effect.Effect<unknown, RawRequestError> = send({
+    method,
+    params,
+    options: requestOptions,
+    headers: nameHeader(method, params)
   })
   if (decode === undefined) return sent as Effect.Effect<A, RawRequestError>
   return Effect.flatMap(sent, (raw) => {
@@ -79,8 +90,9 @@ const request = (core: Needs) =>
 /** @internal */
 export const make = (core: Needs): Methods => {
   const { server } = core
+  const raw = request(core, rawSender(core))
   return {
-    request: (method, params, requestOptions) => request(core)(method, params, requestOptions),
+    request: (method, params, requestOptions) => raw(method, params, requestOptions),
     notify: (method, params) =>
       Effect.flatMap(core.session, (s) =>
         s.negotiated.era === "legacy"

@@ -8,16 +8,16 @@
 import * as Effect from "effect/Effect"
 import type { CapabilityError, ConnectError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
-import type { Step } from "./send.js"
+import type { Send } from "./send.js"
 
 /** @internal */
 export const capabilityGate = (
   server: string,
   discovered: Effect.Effect<{ readonly negotiated: Protocol.Negotiated }, ConnectError>
-): Step<never, CapabilityError> =>
-(next) =>
+) =>
+<E>(next: Send<E>): Send<E | CapabilityError> =>
 (request) =>
-  Effect.flatMap(discovered, (s): Effect.Effect<unknown, ConnectError | CapabilityError> => {
+  Effect.flatMap(discovered, (s): Effect.Effect<unknown, ConnectError | E | CapabilityError> => {
     const refused = Protocol.legacy.gate(server, s.negotiated, request.method)
     return refused !== undefined ? Effect.fail(refused) : next(request)
   })
