@@ -10,7 +10,8 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidResponseError } from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import { isObject } from "./core.js"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** @internal */
 export type Decoder<A> = (server: string, method: string, value: unknown) => Effect.Effect<A, InvalidResponseError>
