@@ -8,9 +8,9 @@ import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type { Signal } from "../../Connect.js"
 import type { Runner } from "./run.js"
 import { settle } from "./run.js"
+import type { Signal } from "./types.js"
 
 type Outcome = Effect.Effect<McpSchema.CallToolResult, McpClient.CallToolError>
 
