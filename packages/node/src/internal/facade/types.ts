@@ -182,21 +182,13 @@ export interface SubscriptionHandle {
 }
 
 /**
- * A parameter list with `Signal` added to its options: the last parameter, when it is optional
- * and an object (not an array). A list without one is left as it is.
+ * A parameter list whose options (`McpClient.OptionsIndex`: the last parameter, when optional and
+ * an object) also take a `signal`.
  *
  * @since 0.1.0
  * @category models
  */
-export type WithSignal<P extends ReadonlyArray<unknown>> = {
-  readonly [I in keyof P]: I extends (
-    Required<P> extends readonly [...infer Init, infer Last]
-      ? Init extends P ? Last extends ReadonlyArray<unknown> ? never : Last extends object ? `${Init["length"]}` : never
-      : never
-      : never
-  ) ? P[I] & Signal
-    : P[I]
-}
+export type WithSignal<P extends ReadonlyArray<unknown>> = McpClient.WithOptions<P, Signal>
 
 /**
  * An Effect service's methods as Promise-returning ones: a method returning an `Effect` returns
