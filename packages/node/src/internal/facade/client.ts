@@ -123,15 +123,17 @@ const clientOn = (
   }
 }
 
-const hidden: ReadonlySet<string> = new Set<Hidden | Reshaped>([
-  "servers",
-  "server",
-  "unsafeCallTool",
-  "request",
-  "callToolStreaming",
-  "listen",
-  "onNotification"
-])
+// The service's members `promisedOn` leaves out: typed as a record, so the list cannot miss one.
+const leftOut: { readonly [K in Hidden | Reshaped]: true } = {
+  servers: true,
+  server: true,
+  unsafeCallTool: true,
+  request: true,
+  callToolStreaming: true,
+  listen: true,
+  onNotification: true
+}
+const hidden: ReadonlySet<string> = new Set(Object.keys(leftOut))
 
 /** The options argument of a call: its last, when that is an object carrying an `AbortSignal`. */
 const signalOf = (args: ReadonlyArray<unknown>): Signal | undefined => {
