@@ -152,8 +152,8 @@ export const make = <R>(
 
 type Method = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown, unknown>
 
-/** A routed method: the row's route, calling the connection's method of the same name. */
-const routedMethod = (name: string, route: Route<Kind>) => (router: Router): Method => (...args) =>
+/** A routed method: the row's route over `router`, calling the connection's method of the same name. */
+const routedMethod = (router: Router, name: string, route: Route<Kind>): Method => (...args) =>
   route.run(
     router,
     (args[route.options] as { readonly server?: string | undefined } | undefined)?.server,
@@ -161,14 +161,10 @@ const routedMethod = (name: string, route: Route<Kind>) => (router: Router): Met
     (connection) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...args)
   )
 
-const routed = Object.fromEntries(
-  Object.entries(routes).map(([name, route]) => [name, routedMethod(name, route)])
-) as { readonly [K in keyof Routes]: (router: Router) => Method }
-
 /** Every routed method, by name, over `router`: the types `McpClient.Routed` derives from the same rows. */
 const routedOn = (router: Router): McpClient.Routed<Routes> =>
   Object.fromEntries(
-    Object.entries(routed).map(([name, method]) => [name, method(router)])
+    Object.entries(routes).map(([name, route]) => [name, routedMethod(router, name, route)])
   ) as unknown as McpClient.Routed<Routes>
 
 /** How calls find their server among `servers` (see `routes.ts`), and the tool lookup. */

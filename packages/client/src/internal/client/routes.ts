@@ -67,11 +67,7 @@ export interface Route<K extends Kind> {
     selected: string | undefined,
     args: ReadonlyArray<unknown>,
     call: Call
-  ) => Effect.Effect<
-    unknown,
-    unknown,
-    unknown
-  >
+  ) => Effect.Effect<unknown, unknown, unknown>
 }
 
 const route = <K extends Kind>(kind: K, options: number, run: Route<K>["run"]): Route<K> => ({ kind, options, run })
@@ -88,37 +84,39 @@ const byTool = (options: number) =>
   route("by tool", options, (router, selected, args, call) =>
     selected === undefined && router.servers.length === 1
       ? call(router.servers[0]!)
-      : flatMap(router.toolServer(args[0] as string, selected), call))
+      : Effect.flatMap(router.toolServer(args[0] as string, selected), call))
 
 /** A task's own server (a handle names it; a bare id needs `{ server }` unless there is one server). */
 const byTask = (options: number) =>
   route(
     "by task",
     options,
-    (router, selected, args, call) => flatMap(router.taskServer(args[0] as Task | string, selected), call)
+    (router, selected, args, call) => Effect.flatMap(router.taskServer(args[0] as Task | string, selected), call)
   )
 
 /** `{ server }`, or the only server. */
 const toOnly = (options: number) =>
-  route("to one", options, (router, selected, _, call) => flatMap(router.only(selected), call))
+  route("to one", options, (router, selected, _, call) => Effect.flatMap(router.only(selected), call))
 
 /** The server that lists the prompt `name` names, else the first one (whose own error then says why). */
 const byPrompt = (options: number, name: (args: ReadonlyArray<unknown>) => string | undefined) =>
-  route("to one", options, (router, selected, args, call) => flatMap(router.promptServer(name(args), selected), call))
+  route(
+    "to one",
+    options,
+    (router, selected, args, call) => Effect.flatMap(router.promptServer(name(args), selected), call)
+  )
 
 /** The server that lists the resource of the first argument's URI, else the first one. */
 const byResource = (options: number) =>
   route(
     "to one",
     options,
-    (router, selected, args, call) => flatMap(router.resourceServer(args[0] as string, selected), call)
+    (router, selected, args, call) => Effect.flatMap(router.resourceServer(args[0] as string, selected), call)
   )
 
 /** `{ server }`, else every server that `accepts` (no result). */
 const toEvery = (options: number, accepts: (connection: ServerConnection) => boolean) =>
   route("to one", options, (router, selected, _, call) => router.every(selected, accepts, call, () => undefined))
-
-const flatMap = (found: Effect.Effect<ServerConnection, unknown>, call: Call) => Effect.flatMap(found, call)
 
 const declares = (capability: "logging") => (connection: ServerConnection) =>
   connection.negotiated()?.capabilities[capability] !== undefined
@@ -170,7 +168,7 @@ export const routes = {
   resumeInputRequired: route(
     "to one",
     -1,
-    (router, _, args, call) => flatMap(router.server((args[0] as { readonly server: string }).server), call)
+    (router, _, args, call) => Effect.flatMap(router.server((args[0] as { readonly server: string }).server), call)
   )
 }
 
