@@ -59,9 +59,9 @@ export interface Router {
 export type Kind = "tagged" | "tagged page" | "by tool" | "by task" | "to one"
 
 /** A row: its kind, where the call's options (and `server`) are, and how it finds its server. @internal */
-export interface Route<K extends Kind> {
+export interface Route<K extends Kind, O extends number = number> {
   readonly kind: K
-  readonly options: number
+  readonly options: O
   readonly run: (
     router: Router,
     selected: string | undefined,
@@ -70,7 +70,11 @@ export interface Route<K extends Kind> {
   ) => Effect.Effect<unknown, unknown, unknown>
 }
 
-const route = <K extends Kind>(kind: K, options: number, run: Route<K>["run"]): Route<K> => ({ kind, options, run })
+const route = <K extends Kind, O extends number>(kind: K, options: O, run: Route<K>["run"]): Route<K, O> => ({
+  kind,
+  options,
+  run
+})
 
 /** Every server that offers `feature`, or `{ server }`. */
 const aggregate = (feature: Feature) =>
@@ -80,14 +84,14 @@ const aggregate = (feature: Feature) =>
 const page = route("tagged page", 1, (router, selected, _, call) => router.page(selected, call))
 
 /** The server that offers the tool named by the first argument (no lookup with one server). */
-const byTool = (options: number) =>
+const byTool = <O extends number>(options: O) =>
   route("by tool", options, (router, selected, args, call) =>
     selected === undefined && router.servers.length === 1
       ? call(router.servers[0]!)
       : Effect.flatMap(router.toolServer(args[0] as string, selected), call))
 
 /** A task's own server (a handle names it; a bare id needs `{ server }` unless there is one server). */
-const byTask = (options: number) =>
+const byTask = <O extends number>(options: O) =>
   route(
     "by task",
     options,
@@ -95,11 +99,11 @@ const byTask = (options: number) =>
   )
 
 /** `{ server }`, or the only server. */
-const toOnly = (options: number) =>
+const toOnly = <O extends number>(options: O) =>
   route("to one", options, (router, selected, _, call) => Effect.flatMap(router.only(selected), call))
 
 /** The server that lists the prompt `name` names, else the first one (whose own error then says why). */
-const byPrompt = (options: number, name: (args: ReadonlyArray<unknown>) => string | undefined) =>
+const byPrompt = <O extends number>(options: O, name: (args: ReadonlyArray<unknown>) => string | undefined) =>
   route(
     "to one",
     options,
@@ -107,7 +111,7 @@ const byPrompt = (options: number, name: (args: ReadonlyArray<unknown>) => strin
   )
 
 /** The server that lists the resource of the first argument's URI, else the first one. */
-const byResource = (options: number) =>
+const byResource = <O extends number>(options: O) =>
   route(
     "to one",
     options,
@@ -115,7 +119,7 @@ const byResource = (options: number) =>
   )
 
 /** `{ server }`, else every server that `accepts` (no result). */
-const toEvery = (options: number, accepts: (connection: ServerConnection) => boolean) =>
+const toEvery = <O extends number>(options: O, accepts: (connection: ServerConnection) => boolean) =>
   route("to one", options, (router, selected, _, call) => router.every(selected, accepts, call, () => undefined))
 
 const declares = (capability: "logging") => (connection: ServerConnection) =>
