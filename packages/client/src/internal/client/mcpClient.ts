@@ -153,23 +153,25 @@ export const make = <R>(
 type Method = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown, unknown>
 
 /**
- * The rows that read `server` elsewhere than the types put it (`never` when none): a row's
- * options position must be the one `McpClient.Routed` derives (`OptionsIndex`), or -1 for a
- * method without options.
+ * The rows that are amiss (`never` when none): one naming no method of `ServerConnection`, or
+ * reading `server` elsewhere than the types put it (a row's options position must be the one
+ * `McpClient.Routed` derives, `OptionsIndex`, or -1 for a method without options).
  *
  * @internal
  */
-export type RowsMisplacingOptions = {
-  readonly [K in keyof Routes & keyof ServerConnection.ServerConnection]: ServerConnection.ServerConnection[K] extends
-    (...args: infer P) => unknown ?
-    [McpClient.OptionsIndex<P>] extends [never] ? Routes[K]["options"] extends -1 ? never : K
-    : `${Routes[K]["options"]}` extends McpClient.OptionsIndex<P> ? never
-    : K
-    : K
-}[keyof Routes & keyof ServerConnection.ServerConnection]
+export type RowsAmiss =
+  | Exclude<keyof Routes, keyof ServerConnection.ServerConnection>
+  | {
+    readonly [K in keyof Routes & keyof ServerConnection.ServerConnection]: ServerConnection.ServerConnection[K] extends
+      (...args: infer P) => unknown ?
+      [McpClient.OptionsIndex<P>] extends [never] ? Routes[K]["options"] extends -1 ? never : K
+      : `${Routes[K]["options"]}` extends McpClient.OptionsIndex<P> ? never
+      : K
+      : K
+  }[keyof Routes & keyof ServerConnection.ServerConnection]
 
-/** Fails to compile, naming the row, when a row's options position is not its type's. @internal */
-export const rowsPlaceOptions: [RowsMisplacingOptions] extends [never] ? true : RowsMisplacingOptions = true
+/** Fails to compile, naming the row, when a row is amiss (`RowsAmiss`). @internal */
+export const rowsAgree: [RowsAmiss] extends [never] ? true : RowsAmiss = true
 
 /** A routed method: the row's route over `router`, calling the connection's method of the same name. */
 const routedMethod = (router: Router, name: string, route: Route<Kind>): Method => (...args) =>
