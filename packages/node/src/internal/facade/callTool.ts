@@ -8,9 +8,9 @@ import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { CallToolOutcome } from "@mcp-effect/client/ServerConnection"
 import type * as Exit from "effect/Exit"
-import type { Signal } from "../../Connect.js"
 import type { Runner } from "./run.js"
 import { settle } from "./run.js"
+import type { Signal } from "./types.js"
 
 /** `callTool` for Promise callers over `service`, falling back to `run`. */
 export const callToolOn = (service: McpClient.Service, run: Runner<McpClient.McpClient>) =>
