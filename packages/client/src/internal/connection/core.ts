@@ -11,6 +11,8 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
@@ -80,6 +82,8 @@ export interface Shared {
   readonly listens: Map<number, Listen>
   /** Spans and metrics, decided once per connection (`tracing.ts`); `undefined`: none. */
   readonly tracing: Tracing.Tracing | undefined
+  /** Whether each request is logged at DEBUG (`request/debugLog.ts`), decided once per connection. */
+  readonly debugRequests: boolean
   /** The connection's state, set by the session part. */
   readonly state: State.State
   /**
@@ -142,9 +146,10 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
     Effect.all([
       Effect.clock,
       Tracing.make(config.name, options, config.propagateTraceContext),
+      FiberRef.get(FiberRef.currentMinimumLogLevel),
       State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
     ]),
-    ([clock, tracing, state]) => {
+    ([clock, tracing, minimumLogLevel, state]) => {
       // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
       // gets a hidden class of its own, or a dictionary, per connection.
       const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
@@ -186,6 +191,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         cache: ResultCache.make(),
         listens: new Map(),
         tracing,
+        debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),
         state,
         handlers,
         redeclare
