@@ -31,7 +31,7 @@ import { httpUrlError } from "./internal/url.js"
 import type { McpAuth } from "./McpAuth.js"
 import { ConfigError } from "./McpError.js"
 import type * as OAuth from "./OAuth.js"
-import type { ServerConfig } from "./ServerConfig.js"
+import type { ServerConfig, ToolFilter } from "./ServerConfig.js"
 import * as Sse from "./Sse.js"
 import * as Stdio from "./Stdio.js"
 import * as StreamableHttp from "./StreamableHttp.js"
@@ -56,6 +56,11 @@ export interface StdioEntry {
   readonly readTimeout?: number | undefined
   /** `"disabled": true`: listed, never connected. */
   readonly disabled: boolean
+  /**
+   * The tool filter from `includeTools` (allowed names) and `excludeTools` / `disabledTools`
+   * (denied names), `*` globs. Added in 0.2.0.
+   */
+  readonly tools?: ToolFilter | undefined
 }
 
 /**
@@ -77,6 +82,11 @@ export interface HttpEntry {
   readonly endpoint?: string | undefined
   readonly oauth?: OAuthSettings | undefined
   readonly disabled: boolean
+  /**
+   * The tool filter from `includeTools` (allowed names) and `excludeTools` / `disabledTools`
+   * (denied names), `*` globs. Added in 0.2.0.
+   */
+  readonly tools?: ToolFilter | undefined
 }
 
 /**
@@ -261,6 +271,9 @@ const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSe
   )
 }
 
+const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> =>
+  entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
+
 const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
 
 const httpConfig = (entry: HttpEntry, auth: McpAuth | undefined): ServerConfig<Requirements> => {
@@ -297,15 +310,18 @@ export const toConfig = <R = never>(
   options: ParseOptions<R> = {}
 ): Effect.Effect<ServerConfig<Requirements>, ConfigError, R> => {
   if (entry.type === "stdio") {
-    return Effect.succeed(Stdio.config({
-      name: entry.name,
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      inheritEnv: entry.inheritEnv,
-      cwd: entry.cwd,
-      readTimeout: seconds(entry.readTimeout)
-    }))
+    return Effect.succeed(withTools(
+      Stdio.config({
+        name: entry.name,
+        command: entry.command,
+        args: entry.args,
+        env: entry.env,
+        inheritEnv: entry.inheritEnv,
+        cwd: entry.cwd,
+        readTimeout: seconds(entry.readTimeout)
+      }),
+      entry
+    ))
   }
   const refused = (error: ConfigError) =>
     Effect.fail(new ConfigError({ message: `server "${entry.name}": ${error.message}` }))
@@ -314,7 +330,7 @@ export const toConfig = <R = never>(
   if (urlError !== undefined) return refused(urlError)
   const auth = entry.oauth === undefined ? Effect.succeed(undefined) : authOf(options, entry, entry.oauth)
   return Effect.flatMap(auth, (auth) => {
-    const config = httpConfig(entry, auth)
+    const config = withTools(httpConfig(entry, auth), entry)
     return config.configError === undefined ? Effect.succeed(config) : refused(config.configError)
   })
 }

@@ -22,6 +22,7 @@ import type {
   InputRequiredError,
   ServerNotFoundError,
   TaskReplacedError,
+  ToolNotFoundError,
   ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -287,7 +288,10 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  ) => Effect.Effect<
+    McpSchema.CallToolResult,
+    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError
+  >
   /**
    * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
    * facade): see `UnsafeCallTool`. Optional: a connection whose request path never offers a
@@ -303,7 +307,10 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: TaskCallOptions
-  ) => Effect.Effect<Task.Task, ConnectError | CapabilityError | InputRequiredError | ValidationError>
+  ) => Effect.Effect<
+    Task.Task,
+    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError
+  >
   /** `tasks/get`: the task's current state (on 2026-07-28 with its result or input requests inline). */
   readonly getTask: (
     task: Task.Task | string,

@@ -185,6 +185,34 @@ describe("McpConfig errors", () => {
       ]])
     }))
 
+  it.effect("includeTools, excludeTools and disabledTools become the server's tool filter", () =>
+    Effect.gen(function*() {
+      const document = {
+        mcpServers: {
+          gemini: { command: "gemini-tools", includeTools: ["read_*"], excludeTools: ["read_secret"] },
+          cursor: { url: "https://c.example.com/mcp", disabledTools: ["delete_*"] },
+          plain: { command: "plain" },
+          bad: { command: "x", includeTools: "read_*" }
+        }
+      }
+      assert.deepStrictEqual(yield* failure(McpConfig.decode(document)), [
+        "server \"bad\": includeTools: expected an array of strings, got a string"
+      ])
+      delete (document.mcpServers as Record<string, unknown>).bad
+      const { result } = yield* run(McpConfig.decode(document))
+      assert.deepStrictEqual(result.map((entry) => entry.tools), [
+        { include: ["read_*"], exclude: ["read_secret"] },
+        { exclude: ["delete_*"] },
+        undefined
+      ])
+      const configs = yield* McpConfig.parse(document)
+      assert.deepStrictEqual(configs.map((config) => config.tools), [
+        { include: ["read_*"], exclude: ["read_secret"] },
+        { exclude: ["delete_*"] },
+        undefined
+      ])
+    }))
+
   it.effect("a VS Code ${input:…} reference and a malformed reference are errors", () =>
     Effect.gen(function*() {
       const document = {

@@ -209,17 +209,14 @@ const EXPECTED_TYPE = "\"stdio\", \"http\" (Streamable HTTP), \"sse\" or \"plain
 const URL_FIELDS = ["url", "serverUrl", "httpUrl"] as const
 const STDIO_FIELDS = new Set(["command", "args", "env", "cwd", "inheritEnv"])
 const HTTP_FIELDS = new Set<string>([...URL_FIELDS, "headers", "retries", "oauth", "endpoint"])
-const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled"])
+const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled", "includeTools", "excludeTools", "disabledTools"])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
 const IGNORED_FIELDS = new Set([
   "description",
   "autoApprove",
   "alwaysAllow",
-  "disabledTools",
   "timeout",
   "trust",
-  "includeTools",
-  "excludeTools",
   "dev",
   "gallery",
   "version",
@@ -402,6 +399,19 @@ const checkFields = (r: Reader, type: Entry["type"], warn: (message: string) => 
   }
 }
 
+/**
+ * The tool filter of the hosts' fields: `includeTools` allows, `excludeTools` and
+ * `disabledTools` deny (Gemini CLI, VS Code and Cursor spell them so), `*` globs.
+ */
+const toolsOf = (
+  r: Reader
+): { readonly include?: ReadonlyArray<string>; readonly exclude?: ReadonlyArray<string> } | undefined => {
+  const include = stringArray(r, "includeTools")
+  const exclude = [...(stringArray(r, "excludeTools") ?? []), ...(stringArray(r, "disabledTools") ?? [])]
+  if (include === undefined && exclude.length === 0) return undefined
+  return { ...(include === undefined ? {} : { include }), ...(exclude.length === 0 ? {} : { exclude }) }
+}
+
 const readTimeoutOf = (r: Reader) =>
   number(r, "readTimeout", "a positive number of seconds", (n) => n > 0 && Number.isFinite(n))
 
@@ -579,10 +589,11 @@ const decodeEntry = (
   if (type === undefined) return undefined
   checkFields(reader, type, (message) => warnings.push(`${where}: ${message}`))
   const disabled = boolean(reader, "disabled") ?? false
+  const tools = toolsOf(reader)
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
-  return count === 0 ? entry : undefined
+  return count > 0 || entry === undefined ? undefined : tools === undefined ? entry : { ...entry, tools }
 }
 
 /**

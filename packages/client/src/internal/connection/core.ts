@@ -24,6 +24,7 @@ import type { Options } from "../../ServerConnection.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
 import type { Send } from "../request/send.js"
+import * as ToolFilter from "../toolFilter.js"
 import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
@@ -68,6 +69,8 @@ export interface Shared {
   readonly defaultTimeoutMs: number
   readonly maxPages: number
   readonly tasksDeclared: boolean
+  /** The server's tool filter (`ServerConfig.tools`); `undefined`: every tool. */
+  readonly toolAllowed: ((name: string) => boolean) | undefined
   readonly identity: Protocol.ClientIdentity
   /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
   readonly fixedHostMeta: Record<string, unknown> | undefined
@@ -181,6 +184,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
           : Duration.toMillis(Duration.decode(config.readTimeout)),
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),
+        toolAllowed: ToolFilter.compile(config.tools),
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined

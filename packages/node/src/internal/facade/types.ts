@@ -11,6 +11,7 @@ import type * as Handlers from "@mcp-effect/client/Handlers"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
+import type * as ServerConfig from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener } from "@mcp-effect/client/ServerConnection"
 import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
@@ -30,6 +31,11 @@ import type { NetworkOptions } from "../../UndiciHttpClient.js"
  */
 export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, NetworkOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
+  /**
+   * Which tools the client shows and calls, for every target: `include` / `exclude` lists of
+   * names with `*` globs (`ServerConfig.tools`). Added in 0.2.0.
+   */
+  readonly tools?: ServerConfig.ToolFilter | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Forces a transport instead of detecting one from the target. */
   readonly transport?: Target.TargetOptions["transport"]
