@@ -11,6 +11,8 @@ import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { ConnectionError } from "../../McpError.js"
 import { ResponseTooLargeError } from "../../McpError.js"
+import type { Backpressure } from "../../Transport.js"
+import * as Flow from "../backpressure.js"
 import * as Limits from "../limits.js"
 import { summarize } from "../wire/ndjson.js"
 import { makeSseParser } from "../wire/sse.js"
@@ -35,6 +37,11 @@ export interface SseReadOptions {
    * `ConnectionError`, which its owner treats as any dropped stream (re-opening it).
    */
   readonly responseId?: string | number | undefined
+  /**
+   * The receiver's flow control: the body is then pulled, and not pulled while it says so (see
+   * `Transport.Backpressure`); a stream stopped past its stall bound fails with `ConnectionError`.
+   */
+  readonly backpressure?: Backpressure | undefined
 }
 
 /**
@@ -151,7 +158,10 @@ export const readSse = (
 ): Effect.Effect<void, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
     const account = sseAccount(s, options)
-    const reader = isIdentity(codingOf(s, response)) ? readerOf(response) : undefined
+    // A stream that may have to stop is pulled: a body reader pushes chunks as they arrive.
+    const reader = isIdentity(codingOf(s, response)) && options.backpressure === undefined
+      ? readerOf(response)
+      : undefined
     if (reader !== undefined) {
       // Chunks are parsed as they arrive, in the response's callback; problems are logged from
       // there with this fiber's services (its logger), as soon as they are found.
@@ -170,7 +180,9 @@ export const readSse = (
         Stream.runForEachWhile(bodyStream(s, response, Infinity), (chunk) =>
           Effect.suspend(() => {
             const open = account.push(chunk)
-            return account.hasLogs() ? Effect.as(account.flush, open) : Effect.succeed(open)
+            const logged = account.hasLogs() ? Effect.as(account.flush, open) : Effect.succeed(open)
+            const stopped = open ? Flow.wait(options.backpressure, s.server, "the SSE stream") : undefined
+            return stopped === undefined ? logged : Effect.zipRight(logged, Effect.as(stopped, true))
           }))
       ),
       account.end

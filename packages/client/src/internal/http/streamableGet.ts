@@ -116,7 +116,9 @@ export const listen = (
             deliver(c, message)
           },
           onRetry: (millis) => (retryMillis = c.serverRetry = millis),
-          lastEventId: (eventId) => (lastEventId = eventId)
+          lastEventId: (eventId) => (lastEventId = eventId),
+          // Stopped for too long (answers to its requests not draining), it is re-opened as any dropped stream.
+          backpressure: c.sink.backpressure
         }).pipe(Effect.ignore)
       } else {
         if (opened._tag === "Right") yield* discard(opened.right)
