@@ -2,7 +2,7 @@
  * JSON-RPC correlation over one transport: request ids, the pending map, timeouts,
  * cancellation, progress routing and answering server-initiated requests (under one budget: at
  * most `maxConcurrentServerRequests` answers in the transport at once, however many the server
- * sends).
+ * sends; every request read is answered, a flood pausing the transport's reading instead).
  *
  * Requests complete through a callback registered in the pending map, and all deadlines are
  * watched by one fiber sleeping on `Clock` until the earliest one — no timer or fiber per
