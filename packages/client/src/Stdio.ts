@@ -153,7 +153,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     let heard = false
     let stopped = false
     // Set once spawned: the first chunks may arrive before (the queue is empty then).
-    let proc: ChildProcess | undefined
+    let spawned: ChildProcess | undefined = undefined
     const tail = stderrPiped ? StderrTail.make() : undefined
     const logLines = stderrPiped && logsStderr
       ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
@@ -163,20 +163,20 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     // server blocks on its writes) until it drains; stopped for too long, the connection closes.
     const stopIfFull = () => {
       const wait = Backpressure.wait(sink.backpressure, server, "reading the server's stdout")
-      if (wait === undefined || proc?.pauseStdout === undefined) return
-      const pause = proc.pauseStdout
+      const child = spawned
+      if (wait === undefined || child?.pauseStdout === undefined) return
       stopped = true
-      pause(true)
+      child.pauseStdout(true)
       runFork(Effect.match(wait, {
         onFailure: (error) => sink.onClose(error),
         onSuccess: () => {
           stopped = false
-          pause(false)
+          child.pauseStdout?.(false)
         }
       }))
     }
 
-    proc = yield* spawner.spawn({
+    const proc = yield* spawner.spawn({
       command: options.command,
       args: options.args ?? [],
       env: options.env,
@@ -205,6 +205,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
         })
       })
     )
+    spawned = proc
 
     // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
     // uninterruptible: each bounded wait must be made interruptible for its timeout to work.

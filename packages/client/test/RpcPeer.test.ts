@@ -302,7 +302,10 @@ describe("RpcPeer", () => {
       assert.deepStrictEqual(logs.lines, [])
       yield* TestClock.adjust("5 seconds")
       assert.strictEqual(logs.lines.length, 1)
-      assert.match(logs.lines[0]!, /^test: refused \d+ server requests in the last 5s \(\d+ over the concurrency budget, \d+ for methods this client does not serve\): elicitation\/create ×5000, roots\/list ×\d+$/)
+      assert.match(
+        logs.lines[0]!,
+        /^test: refused \d+ server requests in the last 5s \(\d+ over the concurrency budget, \d+ for methods this client does not serve\): elicitation\/create ×5000, roots\/list ×\d+$/
+      )
     }).pipe(Effect.provide(logs.layer))
   })
 

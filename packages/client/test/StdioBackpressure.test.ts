@@ -51,7 +51,9 @@ describe("Stdio under a flood of server requests", () => {
         maxQueuedRefusals: 10
       })
       // One chunk of 50 requests is taken in full; the queue being full, stdout stops.
-      state.print(Array.from({ length: 50 }, (_, id) => JSON.stringify({ jsonrpc: "2.0", id, method: "x" })).join("\n") + "\n")
+      state.print(
+        Array.from({ length: 50 }, (_, id) => JSON.stringify({ jsonrpc: "2.0", id, method: "x" })).join("\n") + "\n"
+      )
       assert.deepStrictEqual(state.pauses, [true])
       while (state.pauses.length < 2) yield* Effect.yieldNow()
       assert.deepStrictEqual(state.pauses, [true, false])

@@ -1,13 +1,15 @@
 /**
  * A legacy HTTP+SSE server that floods the client with 10,000 requests over its stream (issue
- * #32, point 1): every request gets its answer (a result or a refusal) through a bounded number
- * of answer POSTs, the client pausing its reading while its answer queue is full; a stream whose
- * answers do not drain is closed with `ConnectionError` and the connection reopened.
+ * #32, point 1), and one over a Streamable HTTP GET stream: every request gets its answer (a
+ * result or a refusal) through a bounded number of answer POSTs, the client pausing its reading
+ * while its answer queue is full; a stream whose answers do not drain is closed with
+ * `ConnectionError` and the connection reopened.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Sse from "@mcp-effect/client/Sse"
+import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
@@ -23,7 +25,7 @@ const options = {
   onNotification: () => {}
 } as const
 
-describe("a flood of server requests over legacy HTTP+SSE", () => {
+describe("a flood of server requests over HTTP", () => {
   it.scopedLive("answers every one of 10,000 requests, with at most 16 answer POSTs open", () =>
     Effect.gen(function*() {
       const flood = yield* floodServer(BURST, false)
@@ -34,8 +36,18 @@ describe("a flood of server requests over legacy HTTP+SSE", () => {
       assert.strictEqual(flood.streams.closed, 0)
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 
-  it.scopedLive("a stream whose answers do not drain is closed with ConnectionError, and the connection reopened", () =>
+  it.scopedLive("over a Streamable HTTP GET stream too: 3,000 requests, every one answered", () =>
     Effect.gen(function*() {
+      const flood = yield* floodServer(3_000, false, true)
+      yield* ServerConnection.make(StreamableHttp.config({ name: "flood", url: flood.url }), options)
+      while (flood.answers.received.size < 3_000) yield* Effect.sleep("20 millis")
+      assert.strictEqual(flood.answers.received.size, 3_000)
+      assert.isAtMost(flood.answers.max, 16)
+    }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
+
+  it.scopedLive("a stream whose answers do not drain is closed with ConnectionError, and the connection reopened", () => {
+    const logs: Array<string> = []
+    return Effect.gen(function*() {
       const flood = yield* floodServer(BURST, true)
       const states: Array<ConnectionState> = []
       const connection = yield* ServerConnection.make(
@@ -46,8 +58,6 @@ describe("a flood of server requests over legacy HTTP+SSE", () => {
       // Stopped past the bound (the request timeout), the stream is closed by the client.
       while (flood.streams.closed === 0) yield* Effect.sleep("20 millis")
       assert.isAtMost(flood.answers.max, 16)
-      // Well short of the burst: the client stopped reading it.
-      assert.isBelow(flood.answers.received.size, BURST)
       flood.release()
       yield* connection.ping()
       assert.strictEqual(flood.streams.opened, 2)
@@ -57,5 +67,22 @@ describe("a flood of server requests over legacy HTTP+SSE", () => {
         assert.strictEqual(reconnecting.cause?._tag, "ConnectionError")
         assert.match(reconnecting.cause!.message, /stayed stopped for 1s: the answers to the server's requests do not drain/)
       }
-    }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.None)))
+      // The client stopped reading the burst: the requests it refused (summarised when the first
+      // connection closed) are its queue and what the chunks read before the pause held.
+      while (!logs.some((line) => line.includes("refused"))) yield* Effect.sleep("20 millis")
+      const refused = logs.map((line) => Number(/refused (\d+) server requests/.exec(line)?.[1] ?? 0))
+        .reduce((a, b) => a + b, 0)
+      assert.isAtLeast(refused, 1_024)
+      assert.isBelow(refused, BURST / 2)
+    }).pipe(
+      Effect.provide(NodeMcpClient.platform),
+      Effect.provide(
+        Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ message }) => logs.push(Array.isArray(message) ? message.join(" ") : String(message)))
+        )
+      ),
+      Logger.withMinimumLogLevel(LogLevel.Warning)
+    )
+  })
 })

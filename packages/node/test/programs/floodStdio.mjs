@@ -24,11 +24,17 @@ Readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const message = JSON.parse(line);
   if (typeof message.method !== "string") {
     answered.add(message.id);
-    if (answered.size === burst) send({ jsonrpc: "2.0", method: "notifications/flood_done", params: { answered: answered.size } });
+    if (answered.size === burst) {
+      send({ jsonrpc: "2.0", method: "notifications/flood_done", params: { answered: answered.size } });
+    }
     return;
   }
   if (message.method === "initialize") {
-    const result = { protocolVersion: message.params.protocolVersion, capabilities: {}, serverInfo: { name: "flood", version: "1" } };
+    const result = {
+      protocolVersion: message.params.protocolVersion,
+      capabilities: {},
+      serverInfo: { name: "flood", version: "1" },
+    };
     send({ jsonrpc: "2.0", id: message.id, result });
   } else if (message.method === "notifications/initialized") {
     flood();
