@@ -65,7 +65,10 @@ describe("a flood of server requests over HTTP", () => {
       assert.strictEqual(reconnecting?._tag, "Reconnecting")
       if (reconnecting?._tag === "Reconnecting") {
         assert.strictEqual(reconnecting.cause?._tag, "ConnectionError")
-        assert.match(reconnecting.cause!.message, /stayed stopped for 1s: the answers to the server's requests do not drain/)
+        assert.match(
+          reconnecting.cause!.message,
+          /stayed stopped for 1s: the answers to the server's requests do not drain/
+        )
       }
       // The client stopped reading the burst: the requests it refused (summarised when the first
       // connection closed) are its queue and what the chunks read before the pause held.
