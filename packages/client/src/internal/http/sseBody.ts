@@ -5,8 +5,11 @@
  * @internal
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { ConnectionError } from "../../McpError.js"
@@ -38,7 +41,7 @@ export interface SseReadOptions {
    */
   readonly responseId?: string | number | undefined
   /**
-   * The receiver's flow control: the body is then pulled, and not pulled while it says so (see
+   * The receiver's flow control: the body is not read while it says so (see
    * `Transport.Backpressure`); a stream stopped past its stall bound fails with `ConnectionError`.
    */
   readonly backpressure?: Backpressure | undefined
@@ -158,22 +161,29 @@ export const readSse = (
 ): Effect.Effect<void, ConnectionError | ResponseTooLargeError> =>
   Effect.suspend(() => {
     const account = sseAccount(s, options)
-    // A stream that may have to stop is pulled: a body reader pushes chunks as they arrive.
-    const reader = isIdentity(codingOf(s, response)) && options.backpressure === undefined
-      ? readerOf(response)
-      : undefined
+    const reader = isIdentity(codingOf(s, response)) ? readerOf(response) : undefined
     if (reader !== undefined) {
       // Chunks are parsed as they arrive, in the response's callback; problems are logged from
       // there with this fiber's services (its logger), as soon as they are found.
-      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-        Effect.flatMap(
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+        const runFork = Runtime.runFork(runtime)
+        // A full receiver pauses the body; a pause past its bound ends the read with its error.
+        let stalled: ConnectionError | undefined
+        const pause = (wait: Effect.Effect<void, ConnectionError>) => (resume: (goOn: boolean) => void) =>
+          runFork(wait).addObserver((exit) => {
+            if (Exit.isFailure(exit)) stalled = Option.getOrUndefined(Cause.failureOption(exit.cause))
+            resume(Exit.isSuccess(exit))
+          })
+        return Effect.flatMap(
           Effect.either(readChunks(s, reader, (chunk) => {
             const open = account.push(chunk)
-            if (account.hasLogs()) Runtime.runFork(runtime)(account.flush)
-            return open
+            if (account.hasLogs()) runFork(account.flush)
+            const stopped = open ? Flow.wait(options.backpressure, s.server, "the SSE stream") : undefined
+            return stopped === undefined ? open : pause(stopped)
           })),
-          account.end
-        ))
+          (read) => stalled === undefined ? account.end(read) : Effect.zipRight(account.end(read), Effect.fail(stalled))
+        )
+      })
     }
     return Effect.flatMap(
       Effect.either(
