@@ -118,7 +118,8 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   onComplete(): void {
     this.done = true
     this.settled()
-    if (this.sink !== undefined) return this.sink.end()
+    // A paused sink gets the end after what it has not taken yet (`resumeSink`).
+    if (this.sink !== undefined) return this.sinkPaused ? undefined : this.sink.end()
     const waiter = this.waiter
     if (waiter !== undefined) {
       this.waiter = undefined
@@ -197,6 +198,7 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
       this.sink.chunk(this.chunks.shift()!)
     }
     if (this.sinkPaused || this.sink === undefined) return
+    if (this.done) return this.sink.end()
     this.resumeSocket?.()
   }
 

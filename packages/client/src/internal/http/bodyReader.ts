@@ -4,8 +4,8 @@
  * arrives, far cheaper per response than a `Stream`. `onChunk` runs synchronously and returns
  * `false` to stop reading (the rest of the exchange is then abandoned), or a pause: the socket
  * stops until the receiver calls `resume` (`true` to go on, `false` to stop), the flow control
- * of a receiver whose queue is full. A reader that cannot pause reads on. The effect completes at the
- * body's end, and interrupting it abandons the exchange. Raw bodies: whether bodies arrive
+ * of a receiver whose queue is full. A reader that cannot pause reads on. The effect completes
+ * at the body's end, and interrupting it abandons the exchange. Raw bodies: whether bodies arrive
  * with their content coding still on. Its own module: `Http` exports both without loading the
  * transports' HTTP code.
  *

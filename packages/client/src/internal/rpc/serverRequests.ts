@@ -5,10 +5,10 @@
  * for a free slot in a queue. The queue is bounded by backpressure, not by dropping: once it
  * holds `maxQueued` answers (or `maxQueuedIdChars` characters of ids) it asks the transport to
  * stop reading (`paused`), and lets it go on (`resumed`) once it is down to half, so every
- * request read gets its answer. Only a transport that does not stop reading can push it past
- * a hard ceiling (`OVERFLOW` times the count, `OVERFLOW_ID_CHARS` times the characters), beyond which refusals are dropped and counted.
- * Refusals are logged as one summary line per interval, never one line each, so a flood costs
- * bounded memory, sockets and log.
+ * request read gets its answer. Only a transport that does not stop reading can push it past a
+ * hard ceiling (`OVERFLOW` times the count, `OVERFLOW_ID_CHARS` times the characters), beyond
+ * which refusals are dropped and counted. Refusals are logged as one summary line per interval,
+ * never one line each, so a flood costs bounded memory, sockets and log.
  *
  * @internal
  */
