@@ -1,7 +1,8 @@
 /**
  * The memory a flood of server requests costs (issue #32, point 1): 10,000 requests over legacy
- * HTTP+SSE while the answer endpoint stalls, then drains. In a test file of its own, so that the
- * heap measured is this flood's.
+ * HTTP+SSE while the answer endpoint stalls (that every one is answered once it drains is
+ * `ServerRequestFlood.test.ts`'s). In a test file of its own, so that the heap measured is this
+ * flood's.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
@@ -28,7 +29,7 @@ const heapUsed = (() => {
 })()
 
 describe("the memory of a flood of server requests", () => {
-  it.scopedLive("10,000 requests against a stalled answer endpoint: heap growth under 64 MiB, then every one answered", () =>
+  it.scopedLive("10,000 requests against a stalled answer endpoint: heap growth under 64 MiB", () =>
     Effect.gen(function*() {
       const flood = yield* floodServer(BURST, true)
       const before = heapUsed()
@@ -43,11 +44,6 @@ describe("the memory of a flood of server requests", () => {
       yield* Effect.sleep("500 millis")
       const stalled = heapUsed() - before
       assert.isBelow(stalled, 64 * MiB, `heap grew by ${(stalled / MiB).toFixed(1)} MiB while stalled`)
-      assert.isBelow(flood.answers.received.size, BURST)
-      flood.release()
-      while (flood.answers.received.size < BURST) yield* Effect.sleep("20 millis")
-      const drained = heapUsed() - before
-      assert.isBelow(drained, 64 * MiB, `heap grew by ${(drained / MiB).toFixed(1)} MiB`)
       assert.isAtMost(flood.answers.max, 16)
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 })
