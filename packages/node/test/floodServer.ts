@@ -5,7 +5,8 @@
  * (served by the client) and `elicitation/create` (not served), then `notifications/burst_done`.
  * Answer POSTs are counted (open now, most open at once, ids received) and complete at once,
  * or once `release` is called when the server starts `stalled`. `streamableFloodServer` is the
- * same over Streamable HTTP (JSON answers to POSTs, the burst on the first GET stream).
+ * same over Streamable HTTP (JSON answers to POSTs, the burst on the first GET stream, and again
+ * on the reply stream of each `tools/call`, ids `call-N`, before its result).
  */
 import * as Effect from "effect/Effect"
 import * as Http from "node:http"
@@ -116,6 +117,16 @@ export const floodServer = (burst: number, stalled: boolean, streamable = false)
             return released ? done() : void waiting.push(done)
           }
           if (message.id === undefined) return void res.writeHead(202).end()
+          if (message.method === "tools/call") {
+            // The burst on the call's reply stream, then its result, then the stream's end.
+            res.writeHead(200, { "content-type": "text/event-stream" })
+            for (let id = 0; id < burst; id++) {
+              const method = id % 2 === 0 ? "roots/list" : "elicitation/create"
+              res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: `call-${id}`, method, params: {} })}\n\n`)
+            }
+            const result = { content: [{ type: "text", text: "done" }] }
+            return void res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n\n`)
+          }
           const result = message.method === "initialize"
             ? {
               protocolVersion: message.params?.protocolVersion,
