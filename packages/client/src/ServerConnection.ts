@@ -182,6 +182,11 @@ export interface Options {
   readonly onNotification: NotificationListener
   /** Most pages one list call follows before it stops with a warning (default 100). */
   readonly maxPages?: number | undefined
+  /**
+   * `make` returns without connecting: the session opens with the first request (or
+   * `connect`). Added in 0.2.0.
+   */
+  readonly lazy?: boolean | undefined
   /** Spans and metrics (default: when a tracer is installed); see `Telemetry.Options`. */
   readonly tracing?: Telemetry.Options["tracing"]
   /** W3C trace context in each request's `params._meta` while tracing (default `true`). */

@@ -37,6 +37,13 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
    */
   readonly tools?: ServerConfig.ToolFilter | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
+  /**
+   * Connect each server on its first use (`McpClient.Options.lazy`): `connect` returns at once,
+   * a server that cannot connect fails the calls sent to it. Added in 0.2.0.
+   */
+  readonly lazy?: boolean | undefined
+  /** With `lazy`, how many servers one call to every server connects at a time (default 16). */
+  readonly maxConcurrentConnects?: number | undefined
   /** Forces a transport instead of detecting one from the target. */
   readonly transport?: Target.TargetOptions["transport"]
   /**
