@@ -5,8 +5,9 @@
  *   mcp-effect call [server.]tool key=value ... [--args JSON] [--allow-tool-errors]
  *   mcp-effect get-prompt NAME key=value ... | read URI | listen --tools ... | demo
  *
- * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file,
- * or a host: `claude`, `claude-code`, `cursor`, `vscode`, `windsurf`); without either, from
+ * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file —
+ * any host's format, a registry `server.json` or an `.mcpb` bundle — or a host: `claude`,
+ * `claude-code`, `cursor`, `vscode`, `windsurf`, `codex`, `opencode`, `gemini`, `zed`); without either, from
  * `$MCP_CONFIG`, `./.mcp.json` or `./mcp.json`; without a configuration, from the embedded demo
  * server, which stderr says. Exit status: 0 ok, 1 error, 2 usage, 130 interrupted.
  * `docs/cli.md` has the details.
@@ -119,6 +120,8 @@ export interface CommonOptions {
   /** `--env K=V` words, for every stdio server. */
   readonly env: ReadonlyArray<string>
   readonly inheritEnv: boolean
+  /** `--user-config KEY=VALUE` words: the answers to an `.mcpb` bundle's questions. */
+  readonly userConfig: ReadonlyArray<string>
 }
 
 /**
@@ -160,6 +163,10 @@ const common = {
   ),
   inheritEnv: Options.boolean("inherit-env").pipe(
     Options.withDescription("stdio servers get this shell's whole environment")
+  ),
+  userConfig: Options.text("user-config").pipe(
+    Options.withDescription("KEY=VALUE answering an .mcpb bundle's user_config; repeatable"),
+    Options.repeated
   )
 }
 
@@ -238,7 +245,8 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   proxy: Option.orElse(own.proxy, () => parent.proxy),
   noEraCache: parent.noEraCache || own.noEraCache,
   env: [...parent.env, ...own.env],
-  inheritEnv: parent.inheritEnv || own.inheritEnv
+  inheritEnv: parent.inheritEnv || own.inheritEnv,
+  userConfig: [...parent.userConfig, ...own.userConfig]
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -273,6 +281,7 @@ const resolved = <A, E, R>(
         config: Option.getOrUndefined(options.config),
         oauth: oauthOf(options),
         environment: { env: yield* Arguments.environment(options.env), inheritEnv: options.inheritEnv },
+        userConfig: options.userConfig,
         lookup
       })
       session.diagnostics.setServers(servers.servers)

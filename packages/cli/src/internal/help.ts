@@ -18,7 +18,11 @@ interface Page {
 
 const common: ReadonlyArray<readonly [string, string]> = [
   ["-t, --target TARGET", "a URL, a command line, or stdio://command args; NAME=TARGET names it (repeatable)"],
-  ["-c, --config FILE|HOST", "a configuration file, or a host's: claude, claude-code, cursor, vscode, windsurf"],
+  [
+    "-c, --config FILE|HOST",
+    "a configuration file (any host's, a registry server.json, an .mcpb bundle), or a host's: claude,"
+    + " claude-code, cursor, vscode, windsurf, codex, opencode, gemini, zed"
+  ],
   ["-s, --server NAME", "use only the server of this name"],
   ["--json", "print one JSON document on stdout (logs and errors stay on stderr)"],
   ["--timeout MS", "request timeout in milliseconds (default: the server's, 30 s)"],
@@ -30,6 +34,7 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--no-era-cache", "probe each server's protocol era on every connect (default: remembered in mcp-effect/era.json)"],
   ["--env KEY=VALUE", "a variable for every stdio server's environment (repeatable)"],
   ["--inherit-env", "stdio servers get this shell's whole environment, not the safe default"],
+  ["--user-config KEY=VALUE", "an answer to an .mcpb bundle's user_config (repeatable; repeat a key for a list)"],
   ["-h, --help", "this text"]
 ]
 
