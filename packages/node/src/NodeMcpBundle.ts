@@ -5,10 +5,16 @@
  * configuration that launches its server.
  *
  * ```ts
- * const config = yield* NodeMcpBundle.load("./weather.mcpb", {
- *   userConfig: (fields) => Effect.succeed({ api_key: process.env.WEATHER_KEY! })
+ * import * as McpClient from "@mcp-effect/client/McpClient"
+ * import * as NodeMcpBundle from "@mcp-effect/node/NodeMcpBundle"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const config = yield* NodeMcpBundle.load("./weather.mcpb", {
+ *     userConfig: () => Effect.succeed({ api_key: process.env.WEATHER_KEY ?? "" })
+ *   })
+ *   return yield* McpClient.make({ servers: [config] })
  * })
- * const client = yield* McpClient.make({ servers: [config] })
  * ```
  *
  * @since 0.2.0
