@@ -9,6 +9,10 @@ export * as NodeChildProcess from "./NodeChildProcess.js"
 /**
  * @since 0.2.0
  */
+export * as NodeDoctor from "./NodeDoctor.js"
+/**
+ * @since 0.2.0
+ */
 export * as NodeMcpBundle from "./NodeMcpBundle.js"
 /**
  * @since 0.1.0
