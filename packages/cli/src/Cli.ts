@@ -4,6 +4,7 @@
  *   mcp-effect servers | tools | prompts | resources [--config FILE|HOST] [--target T]... [--server NAME] [--json]
  *   mcp-effect call [server.]tool key=value ... [--args JSON] [--allow-tool-errors]
  *   mcp-effect get-prompt NAME key=value ... | read URI | listen --tools ... | demo
+ *   mcp-effect doctor [SERVER|TARGET] [--json]
  *
  * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file —
  * any host's format, a registry `server.json` or an `.mcpb` bundle — or a host: `claude`,
@@ -41,6 +42,7 @@ import * as Stream from "effect/Stream"
 import * as Demo from "./Demo.js"
 import * as Arguments from "./internal/arguments.js"
 import * as Diagnostics from "./internal/diagnostics.js"
+import * as Doctor from "./internal/doctor.js"
 import * as errors from "./internal/errors.js"
 import * as format from "./internal/format.js"
 import * as Help from "./internal/help.js"
@@ -527,6 +529,35 @@ const withRoot = <A, E, R>(options: CommonOptions, body: (options: CommonOptions
     return verbosely(merged, body(merged))
   })
 
+/** `doctor [SERVER|TARGET]`: every step of a connection, with its timing and a hint on failure. */
+const doctor = Command.make(
+  "doctor",
+  { ...common, subject: Args.text({ name: "server|target" }).pipe(Args.optional) },
+  ({ subject, ...options }) =>
+    withRoot(options, (merged) =>
+      withProxy(
+        merged,
+        Effect.gen(function*() {
+          const { mode } = yield* Diagnostics.Session
+          const list = yield* Doctor.subjects({
+            word: Option.getOrUndefined(subject),
+            targets: merged.target,
+            config: Option.getOrUndefined(merged.config),
+            server: Option.getOrUndefined(merged.server)
+          })
+          const reports = yield* Doctor.diagnoseAll(list, Option.getOrUndefined(merged.timeout))
+          yield* Output.emit(mode, { reports }, () => Doctor.text(reports, mode.stdoutAnsi))
+          const failed = reports.filter((report) => !report.ok).map((report) => report.name)
+          if (failed.length > 0) {
+            return yield* new errors.UnavailableError({
+              servers: failed,
+              message: `${failed.length} of ${format.plural(reports.length, "server")} failed a step`
+            })
+          }
+        })
+      ))
+)
+
 // `demo` does not look for a configuration file: the demo is the embedded server's, unless named.
 const demo = Command.make("demo", common, (options) => withRoot(options, (o) => resolved(o, false, demoWith)))
 
@@ -558,7 +589,7 @@ const bare = (options: CommonOptions) =>
 export const command = root.pipe(
   Command.withHandler((options) => bare(options)),
   Command.withDescription("inspect and call Model Context Protocol servers"),
-  Command.withSubcommands([servers, tools, call, prompts, getPrompt, resources, read, listen, demo])
+  Command.withSubcommands([servers, tools, call, prompts, getPrompt, resources, read, listen, doctor, demo])
 )
 
 /**

@@ -94,6 +94,22 @@ const pages: Record<string, Page> = {
       ["--count N", "stop after N notifications"]
     ]
   },
+  doctor: {
+    usage: ["mcp-effect doctor [SERVER|TARGET] [options]"],
+    summary: "check a connection step by step: DNS, TCP, TLS, HTTP, OAuth metadata, era, auth, tools",
+    text: [
+      "Runs, in order: DNS, TCP, TLS (https), the HTTP endpoint, the protected-resource and",
+      "authorization-server metadata, the era (server/discover or initialize), authorization and",
+      "tools/list; each line says the step's result and time, and a failed step a hint at the fix.",
+      "The steps after a failure are not run. SERVER names a configured server; any other word is",
+      "a target (a URL or a command line); without one, every enabled server and --target. It",
+      "never signs in: a server that wants a token is reported. Exits with 1 when a step failed."
+    ],
+    examples: [
+      "mcp-effect doctor https://mcp.example.com/mcp",
+      "mcp-effect doctor github --config vscode --json"
+    ]
+  },
   demo: {
     usage: ["mcp-effect demo [options]"],
     summary: "a tour of what the client does, against the embedded demo server (or --target)",
