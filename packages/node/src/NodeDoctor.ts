@@ -7,12 +7,16 @@
  * that needs a token is reported as such. Text a server sent is escaped before it is kept.
  *
  * ```ts
+ * import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
  * import * as NodeDoctor from "@mcp-effect/node/NodeDoctor"
  * import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
  * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
  *
  * const report = await Effect.runPromise(
- *   NodeDoctor.diagnose("https://mcp.example.com/mcp").pipe(Effect.provide(UndiciHttpClient.layer))
+ *   NodeDoctor.diagnose("https://mcp.example.com/mcp").pipe(
+ *     Effect.provide(Layer.merge(UndiciHttpClient.layer, NodeChildProcess.layer))
+ *   )
  * )
  * for (const step of report.steps) console.log(step.name, step.status, step.detail, step.hint ?? "")
  * ```
@@ -23,8 +27,11 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import type * as Target from "@mcp-effect/client/Target"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as internal from "./internal/doctor/diagnose.js"
+import * as NodeChildProcess from "./NodeChildProcess.js"
+import * as UndiciHttpClient from "./UndiciHttpClient.js"
 
 /**
  * The steps, in the order they run (a stdio server has `era`, `auth` and `tools` only).
@@ -96,3 +103,22 @@ export const diagnose: (
   target: Target.Target,
   options?: Options
 ) => Effect.Effect<Report, never, HttpClient.HttpClient | Target.Requirements> = internal.diagnose
+
+/**
+ * The Promise form of {@link diagnose}, for code outside Effect: Node's HTTP client and child
+ * processes. It never rejects: a failure is a step of the report.
+ *
+ * ```ts
+ * import { doctor } from "@mcp-effect/node"
+ *
+ * const report = await doctor("https://mcp.example.com/mcp", { headers: { authorization: "Bearer …" } })
+ * if (!report.ok) console.log(report.steps.filter((step) => step.status === "fail"))
+ * ```
+ *
+ * @since 0.2.0
+ * @category diagnosis
+ */
+export const doctor = (target: Target.Target, options?: Options): Promise<Report> =>
+  Effect.runPromise(
+    diagnose(target, options).pipe(Effect.provide(Layer.merge(UndiciHttpClient.layer, NodeChildProcess.layer)))
+  )

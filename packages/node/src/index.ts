@@ -13,6 +13,10 @@ export * as NodeDoctor from "./NodeDoctor.js"
 /**
  * @since 0.2.0
  */
+export { doctor } from "./NodeDoctor.js"
+/**
+ * @since 0.2.0
+ */
 export * as NodeMcpBundle from "./NodeMcpBundle.js"
 /**
  * @since 0.1.0

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { doctor } from "@mcp-effect/node"
 import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
 import * as NodeDoctor from "@mcp-effect/node/NodeDoctor"
 import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
+import * as FakeOAuthServer from "@mcp-effect/testing/FakeOAuthServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -117,6 +119,21 @@ describe("NodeDoctor.diagnose", () => {
       assert.deepStrictEqual(outline(report).slice(5), ["era:skip", "auth:skip", "tools:skip"])
     }))
 
+  it.scopedLive("an OAuth-protected server: its metadata found, auth fails without a token, passes with one", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeOAuthServer.make
+      const report = yield* diagnose(server.mcpUrl)
+      assert.strictEqual(step(report, "metadata").status, "ok")
+      assert.include(step(report, "metadata").detail, server.issuer)
+      assert.include(step(report, "metadata").detail, "dynamic registration")
+      assert.deepStrictEqual(outline(report).slice(5), ["era:skip", "auth:fail", "tools:skip"])
+      assert.include(step(report, "auth").hint, "never signs in")
+      assert.deepStrictEqual(server.grants, [])
+      server.tokens.set("doctor-token", { scopes: ["mcp:write"] })
+      const withToken = yield* diagnose(server.mcpUrl, { headers: { authorization: "Bearer doctor-token" } })
+      assert.deepStrictEqual(outline(withToken).slice(5), ["era:ok", "auth:ok", "tools:ok"])
+    }))
+
   it.scopedLive("a legacy-only (HTTP+SSE) server: a warning at http, then it works", () =>
     Effect.gen(function*() {
       const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
@@ -136,6 +153,14 @@ describe("NodeDoctor.diagnose", () => {
         quiet
       )
       assert.deepStrictEqual(outline(report), ["era:ok", "auth:ok", "tools:ok"])
+    }))
+
+  it.live("the Promise form never rejects: a failure is a step", () =>
+    Effect.gen(function*() {
+      const port = yield* closedPort
+      const report = yield* Effect.promise(() => doctor(`http://127.0.0.1:${port}/mcp`))
+      assert.isFalse(report.ok)
+      assert.strictEqual(report.steps[1]!.status, "fail")
     }))
 
   it.effect("server-controlled text is escaped", () =>

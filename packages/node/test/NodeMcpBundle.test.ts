@@ -3,7 +3,9 @@ import type * as McpBundle from "@mcp-effect/client/McpBundle"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
 import * as NodeMcpBundle from "@mcp-effect/node/NodeMcpBundle"
+import * as UndiciHttpClient from "@mcp-effect/node/UndiciHttpClient"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fflate from "fflate"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -72,7 +74,7 @@ describe("NodeMcpBundle", () => {
       })
       const result = yield* connection.callTool("add", { a: 2, b: 40 })
       assert.deepStrictEqual(result.structuredContent, { sum: 42 })
-    }).pipe(Effect.provide(NodeChildProcess.layer)))
+    }).pipe(Effect.provide(Layer.merge(NodeChildProcess.layer, UndiciHttpClient.layer))))
 
   it.effect("a required user_config without an answer, and a wrong answer, are reported, not launched", () =>
     Effect.gen(function*() {

@@ -164,7 +164,7 @@ const overHttp = (
         ...notRun(["tools"])
       ])
     }
-    const auth = first.probe.status === 401 ? "the token given was accepted" : "not required"
+    const auth = credentials ? "the Authorization header given was accepted" : "not required"
     return summary(shown(url), [...first.steps, ...(yield* session(config, timeout, auth))])
   })
 
