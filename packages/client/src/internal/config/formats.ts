@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as Codex from "./codex.js"
 import * as Gemini from "./gemini.js"
 import * as Jsonc from "./jsonc.js"
@@ -22,7 +22,11 @@ import * as Zed from "./zed.js"
  * @internal
  */
 export const parse = (path: string, text: string): Either.Either<unknown, string> =>
-  /\.toml$/i.test(path) ? Codex.parse(text) : Jsonc.parse(text)
+  /\.toml$/i.test(path)
+    ? Codex.parse(text)
+    : /\.mcpb$/i.test(path)
+    ? Either.left("an MCP bundle (a zip): load it with NodeMcpBundle.load, or the CLI's --config FILE.mcpb")
+    : Jsonc.parse(text)
 
 const isGeminiPath = (path: string | undefined) => /(^|[\\/])\.gemini[\\/]settings\.json$/.test(path ?? "")
 
