@@ -188,6 +188,31 @@ describe("McpConfig: the other hosts' formats", () => {
       if (result._tag === "Left") assert.include(result.left.message, "TENANT_ID is not set")
     }))
 
+  it.effect("registry server.json: pypi with uvx, oci with docker run (runtime arguments before the image)", () =>
+    Effect.gen(function*() {
+      const decode = (packages: ReadonlyArray<unknown>, env: Record<string, string> = {}) =>
+        McpConfig.decode({ name: "io.github.acme/tool", packages }, { source: "server.json" }).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+        )
+      const [pypi] = yield* decode([{ registryType: "pypi", identifier: "acme-tool", version: "0.3.0" }])
+      assert.deepInclude(pypi, { name: "tool", command: "uvx", args: ["acme-tool==0.3.0"] })
+      const [oci] = yield* decode([{
+        registryType: "oci",
+        identifier: "ghcr.io/acme/tool:1",
+        runtimeArguments: [{
+          type: "named",
+          name: "-e",
+          value: "TOKEN={token}",
+          variables: { token: { isRequired: true } }
+        }],
+        packageArguments: [{ type: "positional", value: "serve" }]
+      }], { TOKEN: "t" })
+      assert.deepInclude(oci, {
+        command: "docker",
+        args: ["run", "-i", "--rm", "-e", "TOKEN=t", "ghcr.io/acme/tool:1", "serve"]
+      })
+    }))
+
   it("the new hosts' locations on macOS, Windows and Linux", () => {
     const env = (platform: string): McpConfig.HostEnvironment => ({
       platform,
