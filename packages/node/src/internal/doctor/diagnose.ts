@@ -6,6 +6,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as McpError from "@mcp-effect/client/McpError"
+import type * as Protocol from "@mcp-effect/client/Protocol"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Target from "@mcp-effect/client/Target"
@@ -21,8 +22,11 @@ const shown = (url: URL) => `${url.protocol}//${url.host}${url.pathname}`
 
 const tokenHint = "pass a token (an Authorization header), or sign in once with --oauth; the doctor never signs in"
 
+const isAuthError = (error: unknown) =>
+  error instanceof McpError.AuthorizationRequiredError || error instanceof McpError.AuthError
+
 const connectHint = (error: unknown): string => {
-  if (error instanceof McpError.AuthorizationRequiredError || error instanceof McpError.AuthError) return tokenHint
+  if (isAuthError(error)) return tokenHint
   if (error instanceof McpError.UnsupportedProtocolVersionError) {
     return "the server speaks no protocol version this client knows"
   }
@@ -34,7 +38,7 @@ const notRun = (names: ReadonlyArray<StepName>): ReadonlyArray<Step> =>
 
 const failed = (name: StepName, detail: string, hint: string): Step => ({ ...fail(detail, hint), name, ms: 0 })
 
-const eraText = (negotiated: ServerConnection.ServerConnection["negotiated"] extends () => infer N ? N : never) =>
+const eraText = (negotiated: Protocol.Negotiated | undefined) =>
   negotiated === undefined
     ? "connected"
     : `${negotiated.era} era (${negotiated.era === "modern" ? "server/discover" : "initialize"}), protocol `
@@ -49,6 +53,7 @@ const session = (
 ): Effect.Effect<ReadonlyArray<Step>, never, Target.Requirements> =>
   Effect.scoped(Effect.gen(function*() {
     let connection: ServerConnection.ServerConnection | undefined
+    let authRefused = false
     const opening = Effect.flatMap(
       ServerConnection.make(config, {
         clientInfo: { name: "mcp-effect-doctor", version: "1" },
@@ -58,10 +63,9 @@ const session = (
         connection = opened
         return Effect.map(opened.connect, () => ok(eraText(opened.negotiated())))
       }
-    )
+    ).pipe(Effect.tapError((error) => Effect.sync(() => (authRefused = isAuthError(error)))))
     const era = yield* run("era", timeout, opening, connectHint)
     if (era.status === "fail" || connection === undefined) {
-      const authRefused = /authoriz|token|401/i.test(era.detail)
       return [
         era,
         authRefused
