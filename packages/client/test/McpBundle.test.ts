@@ -1,6 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as McpBundle from "@mcp-effect/client/McpBundle"
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const fixture = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "mcpb", "manifest.json")
 
 const manifest = (overrides: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -32,6 +37,30 @@ const launch = (text: string, values: Record<string, McpBundle.UserConfigValue>,
   )
 
 describe("McpBundle", () => {
+  it.effect("a manifest as `mcpb init` writes it: its questions, and the launch with the answers", () =>
+    Effect.gen(function*() {
+      const parsed = yield* McpBundle.parseManifest(Fs.readFileSync(fixture, "utf8"))
+      assert.deepInclude(parsed, { name: "weather", version: "1.2.0", displayName: "Weather" })
+      assert.deepStrictEqual(parsed.platforms, ["darwin", "win32", "linux"])
+      assert.deepStrictEqual(parsed.userConfig.map((field) => [field.key, field.title, field.required]), [
+        ["api_key", "API key", true],
+        ["units", "Units", false]
+      ])
+      const entry = yield* McpBundle.toEntry(parsed, {
+        directory: "/b/weather",
+        home: "/home/ada",
+        platform: "linux",
+        values: { api_key: "k" }
+      })
+      assert.deepInclude(entry, {
+        name: "weather",
+        type: "stdio",
+        command: "node",
+        args: ["/b/weather/server/index.js"],
+        env: { WEATHER_API_KEY: "k", WEATHER_UNITS: "metric", WEATHER_CACHE: "/home/ada/.cache/weather" }
+      })
+    }))
+
   it.effect("reads the manifest's questions", () =>
     Effect.gen(function*() {
       const parsed = yield* McpBundle.parseManifest(manifest())

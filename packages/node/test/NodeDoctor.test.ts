@@ -68,6 +68,8 @@ describe("NodeDoctor.diagnose", () => {
       assert.isTrue(report.steps.every((s) => typeof s.ms === "number" && s.ms >= 0))
       assert.match(step(report, "era").detail, /era .*protocol/)
       assert.match(step(report, "tools").detail, /^\d+ tools?$/)
+      const modern = yield* FakeHttpServer.make({ definition: { ...Scenarios.demo, era: "modern" } })
+      assert.include(step(yield* diagnose(modern.mcpUrl), "era").detail, "modern era (server/discover)")
     }))
 
   it.scopedLive("a closed port: tcp fails with a hint, later steps are not run", () =>
