@@ -49,6 +49,8 @@ export interface Options {
     | undefined
   /** Where bundles are unpacked (default {@link defaultDirectory}). */
   readonly directory?: string | undefined
+  /** The most a bundle may unpack to, in bytes, as its zip declares (default 1 GiB): a bomb is refused. */
+  readonly maxUnpackedBytes?: number | undefined
 }
 
 /**
@@ -91,13 +93,31 @@ const writeAll = async (root: string, files: Fflate.Unzipped): Promise<void> => 
   }
 }
 
+const DEFAULT_MAX_UNPACKED = 1024 * 1024 * 1024
+
+/** The zip's files, refused before inflating when their declared sizes add up past `max`. */
+const unzip = (bytes: Uint8Array, max: number): Fflate.Unzipped => {
+  let total = 0
+  return Fflate.unzipSync(bytes, {
+    filter: (file) => {
+      total += file.originalSize
+      if (total > max) throw new Error(`it would unpack to more than ${max} bytes`)
+      return true
+    }
+  })
+}
+
 /**
  * Unpacks a bundle (once per content) and reads its manifest.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const unpack = (path: string, directory?: string | undefined): Effect.Effect<Unpacked, ConfigError> =>
+export const unpack = (
+  path: string,
+  directory?: string | undefined,
+  maxUnpackedBytes: number = DEFAULT_MAX_UNPACKED
+): Effect.Effect<Unpacked, ConfigError> =>
   Effect.gen(function*() {
     const bytes = yield* Effect.tryPromise({ try: () => Fs.readFile(path), catch: failure(path, "cannot read it") })
     const digest = Crypto.createHash("sha256").update(bytes).digest("hex").slice(0, 16)
@@ -105,7 +125,10 @@ export const unpack = (path: string, directory?: string | undefined): Effect.Eff
     const manifestPath = Path.join(root, "manifest.json")
     const existing = yield* Effect.promise(() => Fs.readFile(manifestPath, "utf8").catch(() => undefined))
     if (existing === undefined) {
-      const files = yield* Effect.try({ try: () => Fflate.unzipSync(bytes), catch: failure(path, "not a zip file") })
+      const files = yield* Effect.try({
+        try: () => unzip(bytes, maxUnpackedBytes),
+        catch: failure(path, "cannot unzip it")
+      })
       if (files["manifest.json"] === undefined) {
         return yield* new ConfigError({ message: `${path}: no manifest.json at the top of the bundle` })
       }
@@ -137,7 +160,7 @@ export const unpack = (path: string, directory?: string | undefined): Effect.Eff
  */
 export const loadEntry = (path: string, options: Options = {}): Effect.Effect<McpConfig.StdioEntry, ConfigError> =>
   Effect.gen(function*() {
-    const { directory, manifest } = yield* unpack(path, options.directory)
+    const { directory, manifest } = yield* unpack(path, options.directory, options.maxUnpackedBytes)
     const values = manifest.userConfig.length === 0 || options.userConfig === undefined
       ? {}
       : yield* options.userConfig(manifest.userConfig, manifest)

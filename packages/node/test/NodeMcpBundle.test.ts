@@ -11,6 +11,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { afterAll } from "vitest"
 import { fakeServerBin } from "./paths.js"
 
 const manifest = {
@@ -32,9 +33,13 @@ const manifest = {
   }
 }
 
+const made: Array<string> = []
+afterAll(() => made.forEach((dir) => Fs.rmSync(dir, { recursive: true, force: true })))
+
 /** A bundle as `mcpb pack` writes it: the manifest and the server's files, zipped. */
 const bundle = (files: Record<string, string>) => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcpb-test-"))
+  made.push(dir)
   const path = Path.join(dir, "demo.mcpb")
   Fs.writeFileSync(
     path,
@@ -87,7 +92,7 @@ describe("NodeMcpBundle", () => {
       assert.include(wrong.message, "user_config.api_key (API key): expected a string")
     }))
 
-  it.effect("refuses an entry that would land outside the bundle's folder, and a file that is not a zip", () =>
+  it.effect("refuses an entry that would land outside the bundle's folder, a file that is not a zip, a bomb", () =>
     Effect.gen(function*() {
       const evil = bundle({ "manifest.json": JSON.stringify(manifest), "../escape.txt": "x" })
       const error = yield* Effect.flip(NodeMcpBundle.unpack(evil.path, evil.unpackTo))
@@ -95,7 +100,11 @@ describe("NodeMcpBundle", () => {
       assert.isFalse(Fs.existsSync(Path.join(evil.unpackTo, "..", "escape.txt")))
       const notZip = Path.join(evil.dir, "text.mcpb")
       Fs.writeFileSync(notZip, "hello")
-      assert.include((yield* Effect.flip(NodeMcpBundle.unpack(notZip, evil.unpackTo))).message, "not a zip file")
+      assert.include((yield* Effect.flip(NodeMcpBundle.unpack(notZip, evil.unpackTo))).message, "cannot unzip it")
+      const big = bundle({ "manifest.json": JSON.stringify(manifest), "data.bin": "x".repeat(10_000) })
+      const bomb = yield* Effect.flip(NodeMcpBundle.unpack(big.path, big.unpackTo, 5_000))
+      assert.include(bomb.message, "more than 5000 bytes")
+      assert.isFalse(Fs.existsSync(big.unpackTo))
     }))
 
   it.effect("an unchanged bundle is unpacked once", () =>
