@@ -17,12 +17,12 @@ describe("layers only look down", () => {
   it("lint refuses an import of a layer above, and accepts one below", { timeout: 60_000 }, async () => {
     const probe = (from: string) => `import * as X from "${from}"\nexport const x = X\n`
     const refused = await Promise.all([
-      lint("packages/client/src/internal/rpc/probe.ts", probe("../connection/tracing.js")),
+      lint("packages/client/src/internal/rpc/probe.ts", probe("../connection/core.js")),
       lint("packages/client/src/internal/http/probe.ts", probe("../connection/logMessage.js")),
       lint("packages/client/src/internal/wire/probe.ts", probe("../connection/resultCache.js")),
       lint("packages/client/src/internal/wire/probe.ts", probe("../http/http.js")),
       lint("packages/client/src/Protocol.ts", probe("./internal/connection/resultCache.js")),
-      lint("packages/client/src/internal/escape.ts", probe("./connection/tracing.js"))
+      lint("packages/client/src/internal/escape.ts", probe("./connection/core.js"))
     ])
     for (const messages of refused) {
       assert.strictEqual(messages.length, 1)

@@ -8,6 +8,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Deprecations from "./Deprecations.js"
 import type * as McpSchema from "./McpSchema.js"
 
@@ -145,8 +146,7 @@ export const capabilities = (
   handlers: Handlers | undefined,
   era: "legacy" | "modern" = "modern"
 ): McpSchema.ClientCapabilities => {
-  // Built field by field: on Node 20 a literal of spreads gets a hidden class per object, and
-  // each connection keeps two of these.
+  // Built field by field, not from spreads: one hidden class for all (each connection keeps two).
   const declared: { -readonly [K in keyof McpSchema.ClientCapabilities]: McpSchema.ClientCapabilities[K] } = {}
   if (handlers === undefined) return declared
   if (handlers.elicitation !== undefined) {
@@ -168,7 +168,7 @@ const rootsOf = (handlers: Handlers | undefined): ReadonlyArray<Root> => {
 }
 
 const contentBlocks = (content: unknown): ReadonlyArray<Record<string, unknown>> =>
-  Array.isArray(content) ? content.filter(isObject) : isObject(content) ? [content] : []
+  Array.isArray(content) ? content.filter(Predicate.isRecord) : Predicate.isRecord(content) ? [content] : []
 
 /**
  * Why a sampling request is refused before the handler sees it, if it is (DIGEST §5 and the
@@ -192,7 +192,7 @@ export const samplingProblem = (handlers: Handlers, params: Record<string, unkno
   }
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i]
-    if (!isObject(message)) return `message ${i} is not an object`
+    if (!Predicate.isRecord(message)) return `message ${i} is not an object`
     if (message.role !== "user" && message.role !== "assistant") return `message ${i} has an invalid role`
     const blocks = contentBlocks(message.content)
     if (blocks.length === 0) return `message ${i} has no content`
@@ -204,7 +204,7 @@ export const samplingProblem = (handlers: Handlers, params: Record<string, unkno
     if (message.role === "assistant" && uses.length > 0) {
       const next: unknown = messages[i + 1]
       const answered = new Set(
-        isObject(next) && next.role === "user"
+        Predicate.isRecord(next) && next.role === "user"
           ? contentBlocks(next.content).filter((b) => b.type === "tool_result").map((b) => b.toolUseId)
           : []
       )
@@ -216,16 +216,14 @@ export const samplingProblem = (handlers: Handlers, params: Record<string, unkno
   return undefined
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const ACTIONS = new Set(["accept", "decline", "cancel"])
 
 /** Defaults of the requested schema fill what an accepted form left out (SEP-1034). */
 const withDefaults = (content: unknown, schema: unknown): unknown => {
-  if (!isObject(schema) || !isObject(schema.properties)) return content
-  const filled: Record<string, unknown> = isObject(content) ? { ...content } : {}
+  if (!Predicate.isRecord(schema) || !Predicate.isRecord(schema.properties)) return content
+  const filled: Record<string, unknown> = Predicate.isRecord(content) ? { ...content } : {}
   for (const [key, property] of Object.entries(schema.properties)) {
-    if (!(key in filled) && isObject(property) && "default" in property) filled[key] = property.default
+    if (!(key in filled) && Predicate.isRecord(property) && "default" in property) filled[key] = property.default
   }
   return filled
 }
@@ -239,9 +237,9 @@ const withDefaults = (content: unknown, schema: unknown): unknown => {
 export const elicitResult = (params: Record<string, unknown>, answer: unknown): Record<string, unknown> => {
   const url = params.mode === "url"
   if (answer === true) return { action: "accept" }
-  if (isObject(answer) && "action" in answer) {
+  if (Predicate.isRecord(answer) && "action" in answer) {
     if (typeof answer.action !== "string" || !ACTIONS.has(answer.action)) return { action: "cancel" }
-    const meta = isObject(answer._meta) ? { _meta: answer._meta } : {}
+    const meta = Predicate.isRecord(answer._meta) ? { _meta: answer._meta } : {}
     if (answer.action !== "accept") return { action: answer.action, ...meta }
     return url
       ? { action: "accept", ...meta }

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 
 /**
  * The JSON type of an annotated parameter, which decides how its value is rendered.
@@ -175,8 +176,6 @@ const DATA_KEYWORDS: ReadonlySet<string> = new Set(["const", "enum", "default", 
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const pointer = (location: ReadonlyArray<string>): string =>
   location.length === 0 ? "/" : location.map((k) => "/" + k.replace(/~/g, "~0").replace(/\//g, "~1")).join("")
 
@@ -334,10 +333,10 @@ const walkSchema = (
     if (typeof value !== "object" || value === null) continue
     location.push(key)
     let invalid: Invalid | undefined
-    if (key === "properties" && isRecord(value)) {
+    if (key === "properties" && Predicate.isRecord(value)) {
       // The only step that keeps a property statically reachable.
       invalid = walkMap(value, location, path, depth + 1, state)
-    } else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+    } else if (SCHEMA_MAPS.has(key) && Predicate.isRecord(value)) {
       invalid = walkMap(value, location, undefined, depth + 1, state)
     } else {
       // items, prefixItems, additionalProperties, anyOf/oneOf/allOf/not, if/then/else, unknown
@@ -369,7 +368,7 @@ const walkSchema = (
  */
 export const validate = (inputSchema: unknown): ValidationResult => {
   const state: WalkState = { entries: 0, ancestors: new Set(), seen: new Map(), params: [] }
-  const invalid = walk(inputSchema, [], isRecord(inputSchema) ? [] : undefined, 0, state)
+  const invalid = walk(inputSchema, [], Predicate.isRecord(inputSchema) ? [] : undefined, 0, state)
   return invalid ? { valid: false, reason: invalid.reason } : { valid: true, params: state.params }
 }
 
@@ -382,7 +381,7 @@ const lookup = (args: unknown, path: ReadonlyArray<string>): unknown => {
   for (const key of path) {
     // Own properties of plain objects only: arrays have no named properties in JSON, and
     // inherited keys (`constructor`, `__proto__`) are not arguments.
-    if (!isRecord(current) || !hasOwn(current, key)) return undefined
+    if (!Predicate.isRecord(current) || !hasOwn(current, key)) return undefined
     current = current[key]
   }
   return current

@@ -9,6 +9,7 @@ import type * as Duration from "effect/Duration"
 import * as EraCache from "./EraCache.js"
 import * as internal from "./internal/http/bodyReader.js"
 import type * as Http from "./internal/http/http.js"
+import * as Masked from "./internal/masked.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as StreamableHttp from "./StreamableHttp.js"
@@ -54,7 +55,8 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
     transport: StreamableHttp.transport({ ...options, url, getStream: false }, "plain"),
     readTimeout: options.readTimeout,
     configError: baseError ?? httpUrlError(url),
-    eraCacheKey: EraCache.urlKey(url)
+    eraCacheKey: EraCache.urlKey(url),
+    describe: () => Masked.describe(options)
   }
 }
 

@@ -12,10 +12,10 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Handlers from "./Handlers.js"
 import * as internal from "./internal/client/mcpClient.js"
+import type { Routes } from "./internal/client/routes.js"
 import type {
   AmbiguousServerError,
   AmbiguousToolError,
-  CapabilityError,
   ConfigError,
   ConnectError,
   InputRequiredError,
@@ -36,12 +36,9 @@ import type {
   RawRequestOptions,
   RequestOptions,
   ServerConnection,
-  TaskCallOptions,
   TaskError as ServerTaskError,
   UnsafeCallTool
 } from "./ServerConnection.js"
-import type * as Subscription from "./Subscription.js"
-import type * as Task from "./Task.js"
 
 /**
  * A tool together with the server that offers it.
@@ -181,24 +178,107 @@ export interface Options<R = never> {
 }
 
 /**
+ * The options a routed call adds to the connection's: the server to send it to.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Service {
+export interface Selected {
+  readonly server?: string | undefined
+}
+
+/**
+ * The index (as a key of the tuple) of a parameter list's options: its last parameter, when that
+ * is optional and an object (not an array); `never` when it has none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OptionsIndex<P extends ReadonlyArray<unknown>> = Required<P> extends readonly [...infer Init, infer Last]
+  ? Init extends P ? Last extends ReadonlyArray<unknown> ? never : Last extends object ? `${Init["length"]}` : never
+  : never
+  : never
+
+/**
+ * A parameter list whose options (`OptionsIndex`) also take `O`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WithOptions<P extends ReadonlyArray<unknown>, O> = {
+  readonly [I in keyof P]: I extends OptionsIndex<P> ? P[I] & O : P[I]
+}
+
+/**
+ * What a routed method may fail with besides the connection's errors, by how its server is
+ * found: by server name (`to one`, and the tagged lists and pages), by tool name (`by tool`), or
+ * by task (`by task`: a bare task id with several servers and no `server` is ambiguous).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RoutedErrors {
+  readonly tagged: ServerNotFoundError
+  readonly "tagged page": ServerNotFoundError
+  readonly "by tool": ToolNotFoundError | AmbiguousToolError | ServerNotFoundError
+  readonly "by task": AmbiguousServerError | ServerNotFoundError
+  readonly "to one": ServerNotFoundError
+}
+
+/**
+ * A routed method's result: a `tagged` list's items (and a `tagged page`'s) name their server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RoutedResult<A, Kind> = Kind extends "tagged"
+  ? A extends ReadonlyArray<infer Item> ? ReadonlyArray<Item & { readonly server: string }> : A
+  : Kind extends "tagged page" ? A extends Page<infer Item> ? Page<Item & { readonly server: string }> : A
+  : A
+
+/**
+ * The client's methods derived from the connection's, one per row of the routing table: the
+ * same parameters with `server` in the options (`Selected`), the same result (`RoutedResult`),
+ * and the errors of finding the server (`RoutedErrors`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Routed<Routes> = {
+  readonly [K in keyof Pick<ServerConnection, keyof Routes & keyof ServerConnection>]: ServerConnection[K] extends
+    (...args: infer P) => Effect.Effect<infer A, infer E, infer R>
+    ? Routes[K] extends { readonly kind: infer Kind extends keyof RoutedErrors } ? (
+        ...args: WithOptions<P, Selected>
+      ) => Effect.Effect<RoutedResult<A, Kind>, E | RoutedErrors[Kind], R>
+    : never
+    : never
+}
+
+/**
+ * The client: the methods of `ServerConnection` (see `Routed`), each sent to the server it
+ * concerns, and what only the client has (the servers, tool lookup, batches, streaming, roots,
+ * listeners).
+ *
+ * Routing: `{ server }` in a call's options sends it there. Without it, lists (`listTools`, …)
+ * ask every server that offers the feature and name each item's server; pages, `request`,
+ * `notify`, `listen` and `cacheInfo` go to the only server; a tool call to the server that lists
+ * the tool (`ToolNotFoundError`, `AmbiguousToolError`); a prompt, a completion of a prompt
+ * argument or a resource to the server that lists it, else to the first one; a task operation
+ * to the task handle's own server (a bare id needs `server` unless there is a single server);
+ * `resumeInputRequired` to the server that sent the error; `ping` to every server;
+ * `setLogLevel` to every server that declares `logging`; `listTasks` (2025-11-25) to every
+ * server that declares `tasks.list`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service extends Routed<Routes> {
   readonly servers: ReadonlyArray<ServerConnection>
   readonly server: (name: string) => Effect.Effect<ServerConnection, ServerNotFoundError>
-  readonly listTools: (
-    options?: ListOptions
-  ) => Effect.Effect<ReadonlyArray<ServerTool>, ConnectError | ServerNotFoundError>
   readonly findTool: (
     name: string,
     options?: { readonly server?: string | undefined }
   ) => Effect.Effect<ServerTool, CallToolError>
-  readonly callTool: (
-    name: string,
-    args?: Record<string, unknown>,
-    options?: CallOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, CallToolError>
   /**
    * `callTool` without a fiber, for callers outside Effect (the Promise facade), when the
    * server is known without a lookup (one server, or `options.server`) and its connection can
@@ -226,65 +306,6 @@ export interface Service {
     calls: ReadonlyArray<ToolCall>,
     options?: RequestOptions
   ) => Effect.Effect<ReadonlyArray<McpSchema.CallToolResult>, CallToolError>
-  /** Starts a tool as a task on the server that offers it; see `ServerConnection.callToolAsTask`. */
-  readonly callToolAsTask: (
-    name: string,
-    args?: Record<string, unknown>,
-    options?: TaskCallOptions & { readonly server?: string | undefined }
-  ) => Effect.Effect<Task.Task, CallToolError | CapabilityError>
-  /**
-   * The task operations, routed to a handle's own server; a bare id needs `server` unless
-   * there is a single server. See `ServerConnection`.
-   */
-  readonly getTask: (
-    task: Task.Task | string,
-    options?: CallOptions
-  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
-  readonly getTaskResult: (
-    task: Task.Task | string,
-    options?: CallOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, TaskError | InputRequiredError | ValidationError>
-  readonly waitForTask: (
-    task: Task.Task | string,
-    options?: { readonly server?: string | undefined; readonly timeout?: Duration.DurationInput | undefined }
-  ) => Effect.Effect<Task.Task, TaskError | InputRequiredError | ValidationError>
-  readonly cancelTask: (
-    task: Task.Task | string,
-    options?: CallOptions
-  ) => Effect.Effect<Task.Task, TaskError | ValidationError>
-  readonly updateTask: (
-    task: Task.Task | string,
-    inputResponses: Record<string, unknown>,
-    options?: CallOptions
-  ) => Effect.Effect<void, TaskError>
-  /**
-   * 2025-11-25 `tasks/list` of `{ server }`, or of every server that declares `tasks.list`
-   * (each handle names its server).
-   */
-  readonly listTasks: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Task.Task>, TaskError>
-  readonly listPrompts: (
-    options?: ListOptions
-  ) => Effect.Effect<ReadonlyArray<ServerPrompt>, ConnectError | ServerNotFoundError>
-  /**
-   * One page of `tools/list` of `{ server }` (or of the only server) from `cursor`, not cached
-   * (see `ServerConnection.listToolsPage`).
-   */
-  readonly listToolsPage: (
-    cursor?: string,
-    options?: ListOptions
-  ) => Effect.Effect<Page<ServerTool>, ConnectError | ServerNotFoundError>
-  readonly listPromptsPage: (
-    cursor?: string,
-    options?: ListOptions
-  ) => Effect.Effect<Page<ServerPrompt>, ConnectError | ServerNotFoundError>
-  readonly listResourcesPage: (
-    cursor?: string,
-    options?: ListOptions
-  ) => Effect.Effect<Page<ServerResource>, ConnectError | ServerNotFoundError>
-  readonly listResourceTemplatesPage: (
-    cursor?: string,
-    options?: ListOptions
-  ) => Effect.Effect<Page<ServerResourceTemplate>, ConnectError | ServerNotFoundError>
   /**
    * A request by method name to `{ server }` (or the only server); see
    * `ServerConnection.request`. `options.schema` decodes the result.
@@ -300,49 +321,6 @@ export interface Service {
     params?: Record<string, unknown>,
     options?: { readonly server?: string | undefined }
   ) => Effect.Effect<void, ConnectError | ServerNotFoundError>
-  readonly getPrompt: (
-    name: string,
-    args?: Record<string, string>,
-    options?: CallOptions
-  ) => Effect.Effect<McpSchema.GetPromptResult, ConnectError | InputRequiredError | ServerNotFoundError>
-  readonly listResources: (
-    options?: ListOptions
-  ) => Effect.Effect<ReadonlyArray<ServerResource>, ConnectError | ServerNotFoundError>
-  readonly listResourceTemplates: (
-    options?: ListOptions
-  ) => Effect.Effect<ReadonlyArray<ServerResourceTemplate>, ConnectError | ServerNotFoundError>
-  readonly readResource: (
-    uri: string,
-    options?: CallOptions
-  ) => Effect.Effect<McpSchema.ReadResourceResult, ConnectError | InputRequiredError | ServerNotFoundError>
-  /** Continues an `input_required` request the client stopped, on the server that sent it. */
-  readonly resumeInputRequired: (
-    error: InputRequiredError,
-    inputResponses: Record<string, unknown>
-  ) => Effect.Effect<unknown, ConnectError | InputRequiredError | ServerNotFoundError>
-  readonly complete: (
-    request: McpSchema.CompleteRequest,
-    options?: CallOptions
-  ) => Effect.Effect<McpSchema.CompleteResult, ConnectError | CapabilityError | ServerNotFoundError>
-  readonly ping: (options?: CallOptions) => Effect.Effect<void, ConnectError | ServerNotFoundError>
-  /** Sets the log level on every server that declares `logging` (or on `{ server }`, gated). */
-  readonly setLogLevel: (
-    level: McpSchema.LoggingLevel,
-    options?: CallOptions
-  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
-  readonly subscribeResource: (
-    uri: string,
-    options?: CallOptions
-  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
-  readonly unsubscribeResource: (
-    uri: string,
-    options?: CallOptions
-  ) => Effect.Effect<void, ConnectError | CapabilityError | ServerNotFoundError>
-  /** Opens a `subscriptions/listen` stream on `{ server }` (or the only server) in the current scope. */
-  readonly listen: (
-    filter: Subscription.Filter,
-    options?: { readonly server?: string | undefined; readonly ackTimeout?: Duration.DurationInput | false | undefined }
-  ) => Effect.Effect<Subscription.Subscription, ConnectError | CapabilityError | ServerNotFoundError, Scope.Scope>
   /**
    * Replaces the roots every server is offered and tells legacy sessions that declared roots
    * (`notifications/roots/list_changed`). A client built without roots declares them from

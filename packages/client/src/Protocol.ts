@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as CacheHints from "./internal/cacheHints.js"
 import { escapeControl } from "./internal/escape.js"
@@ -101,8 +102,6 @@ export const MetaKey = {
  */
 export type ProtocolMode = "auto" | "modern" | "legacy"
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * The `_meta` every 2026-07-28 request carries.
  *
@@ -128,7 +127,7 @@ export const requestMeta = (
  */
 export const modernError = <E>(error: E | ServerError): E | ServerError | ModernProtocolError => {
   if (!(error instanceof ServerError)) return error
-  const data = isObject(error.data) ? error.data : {}
+  const data = Predicate.isRecord(error.data) ? error.data : {}
   switch (error.code) {
     case -32022:
       return new UnsupportedProtocolVersionError({
@@ -191,7 +190,9 @@ export const modernHeaders = (method: string, version: string = MODERN_PROTOCOL_
 const answerOf = (error: RequestError): string => {
   switch (error._tag) {
     case "ServerError": {
-      const status = isObject(error.data) && typeof error.data.status === "number" ? error.data.status : undefined
+      const status = Predicate.isRecord(error.data) && typeof error.data.status === "number"
+        ? error.data.status
+        : undefined
       return status !== undefined && error.message === `HTTP ${status}`
         ? `HTTP ${status}`
         : `error ${error.code} ${escapeControl(JSON.stringify(error.message), 200)}`
@@ -359,7 +360,7 @@ export const detect = (
  * @category modern
  */
 export const resultTypeOf = (result: unknown): "complete" | "input_required" | "invalid" => {
-  if (!isObject(result)) return "invalid"
+  if (!Predicate.isRecord(result)) return "invalid"
   const type = result.resultType
   if (type === undefined || type === "complete") return "complete"
   return type === "input_required" ? "input_required" : "invalid"
@@ -375,7 +376,7 @@ export const invalidResult = (server: string, method: string, result: unknown): 
   new InvalidResponseError({
     server,
     method,
-    message: isObject(result)
+    message: Predicate.isRecord(result)
       ? `unknown resultType ${JSON.stringify(String(result.resultType)).slice(0, 64)}`
       : "the result is not an object"
   })

@@ -58,4 +58,13 @@ export interface ServerConfig<R = never> {
    * @since 0.2.0
    */
   readonly configError?: ConfigError | undefined
+  /**
+   * The settings this configuration was made from, as one line with credentials masked (keys
+   * naming tokens, secrets, passwords, API keys, authorization or cookies; user info and such
+   * query parameters in URLs): what a connection logs at DEBUG when it starts. Computed only
+   * then.
+   *
+   * @since 0.2.0
+   */
+  readonly describe?: (() => string) | undefined
 }

@@ -7,6 +7,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Subscribable from "effect/Subscribable"
@@ -189,13 +190,30 @@ export interface Options {
 }
 
 /**
+ * How a call made without a fiber (`UnsafeCallTool`) ended: `Done` with its `Exit` for the
+ * usual outcomes (a complete, text-only result with nothing to validate, or an error), or
+ * `Continue` with the effect that finishes the call the way `callTool` would (input rounds,
+ * tasks, output validation, a -32020 refresh), for the caller to run.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CallToolOutcome =
+  | {
+    readonly _tag: "Done"
+    readonly exit: Exit.Exit<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  }
+  | {
+    readonly _tag: "Continue"
+    readonly effect: Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  }
+
+/**
  * Calls a tool without an effect, where the connection can right now: an open session on a
  * transport that writes synchronously (stdio), no tracer, a fixed `requestMeta`, and no tool
  * definition left to fetch. Returns `undefined` when it cannot (call `callTool` instead), else
  * the function that abandons the call (`notifications/cancelled` is sent, `onDone` is never
- * called). `onDone` is called once: with an `Exit` for the usual outcomes (a complete, text-only
- * result with nothing to validate, or an error), else with the effect that finishes the call
- * the way `callTool` would (input rounds, tasks, output validation), for the caller to run.
+ * called). `onDone` is called once, with the call's `CallToolOutcome`.
  *
  * @since 0.1.0
  * @category models
@@ -204,9 +222,7 @@ export type UnsafeCallTool = (
   name: string,
   args: Record<string, unknown> | undefined,
   options: RequestOptions | undefined,
-  onDone: (
-    outcome: Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
-  ) => void
+  onDone: (outcome: CallToolOutcome) => void
 ) => (() => void) | undefined
 
 /**
@@ -274,8 +290,8 @@ export interface ServerConnection {
   ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
   /**
    * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
-   * facade): see `UnsafeCallTool`. Optional: a connection that has none is called through
-   * `callTool`.
+   * facade): see `UnsafeCallTool`. Optional: a connection whose request path never offers a
+   * call without a fiber (a tracer, HTTP, a `requestMeta` effect) has none; call `callTool`.
    */
   readonly unsafeCallTool?: UnsafeCallTool | undefined
   /**

@@ -10,6 +10,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Http from "./internal/http/http.js"
+import * as Masked from "./internal/masked.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import { defaultName } from "./StreamableHttp.js"
@@ -53,5 +54,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   transport: transport(options),
   readTimeout: options.readTimeout,
   keepAlive: options.ping,
-  configError: httpUrlError(options.url)
+  configError: httpUrlError(options.url),
+  describe: () => Masked.describe(options)
 })

@@ -17,6 +17,7 @@ import type { ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
 import { classify, withDetail } from "./internal/failure.js"
 import * as Limits from "./internal/limits.js"
+import * as Masked from "./internal/masked.js"
 import * as StderrTail from "./internal/stdio/stderrTail.js"
 import * as StdoutNoise from "./internal/stdio/stdoutNoise.js"
 import { encodeLine, makeLineDecoder } from "./internal/wire/ndjson.js"
@@ -247,5 +248,6 @@ export const config = (options: Options): ServerConfig<ChildProcessSpawner> => (
   readTimeout: options.readTimeout,
   protocol: options.protocol,
   discoverTimeout: options.discoverTimeout,
-  eraCacheKey: EraCache.stdioKey(options)
+  eraCacheKey: EraCache.stdioKey(options),
+  describe: () => Masked.describe(options)
 })

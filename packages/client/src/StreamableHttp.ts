@@ -18,6 +18,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as EraCache from "./EraCache.js"
 import type * as Http from "./internal/http/http.js"
+import * as Masked from "./internal/masked.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type { TransportFactory } from "./Transport.js"
@@ -83,5 +84,6 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
   protocol: options.protocol,
   discoverTimeout: options.discoverTimeout,
   configError: httpUrlError(options.url),
-  eraCacheKey: EraCache.urlKey(options.url)
+  eraCacheKey: EraCache.urlKey(options.url),
+  describe: () => Masked.describe(options)
 })

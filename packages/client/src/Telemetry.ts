@@ -8,7 +8,7 @@
 import type * as Metric from "effect/Metric"
 import type * as MetricKeyType from "effect/MetricKeyType"
 import type * as MetricState from "effect/MetricState"
-import * as internal from "./internal/connection/tracing.js"
+import * as internal from "./internal/tracing.js"
 
 /**
  * The switches of a client (`McpClient.Options`, `ServerConnection.Options`).

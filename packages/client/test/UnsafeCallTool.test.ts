@@ -30,12 +30,15 @@ const stdioClient = (definition: FakeServer.Definition, options: Partial<McpClie
     return { server, client }
   })
 
-/** Calls through `unsafeCallTool`; the outcome `onDone` gets, and whether it was sent at all. */
+/**
+ * Calls through `unsafeCallTool`; the outcome `onDone` gets (its `Exit` when done, else the
+ * effect that goes on), and whether it was sent at all.
+ */
 const unsafeCall = (client: McpClient.Service, name: string, args: Record<string, unknown>) =>
   Effect.gen(function*() {
     const done = yield* Deferred.make<Outcome>()
     const abandon = client.unsafeCallTool!(name, args, undefined, (outcome) =>
-      Deferred.unsafeDone(done, Effect.succeed(outcome)))
+      Deferred.unsafeDone(done, Effect.succeed(outcome._tag === "Done" ? outcome.exit : outcome.effect)))
     return { abandon, outcome: Deferred.await(done) }
   })
 

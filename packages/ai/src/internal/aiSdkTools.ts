@@ -8,6 +8,7 @@ import type { JSONSchema7, JSONValue, ToolSet } from "ai"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import type * as AiSdkTools from "../AiSdkTools.js"
 import { isMcpToolError, McpToolError } from "../McpToolError.js"
@@ -19,8 +20,6 @@ type CallFn = (
   args: Record<string, unknown>,
   signal: AbortSignal | undefined
 ) => Promise<McpSchema.CallToolResult>
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** @internal */
 export const toModelOutput = (result: McpSchema.CallToolResult): AiSdkTools.ModelOutput => {
@@ -65,7 +64,7 @@ export const fromTools = (
       metadata: { mcpServer: source.server, mcpTool: source.name },
       execute: async (input, { abortSignal }) => {
         abortSignal?.throwIfAborted()
-        if (!isRecord(input)) {
+        if (!Predicate.isRecord(input)) {
           throw new McpToolError({
             server: source.server,
             tool: source.name,

@@ -4,10 +4,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { UsageError } from "./errors.js"
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** @internal `--args`: a JSON object. */
 export const parseObject = (text: string): Effect.Effect<Record<string, unknown>, UsageError> =>
@@ -16,7 +14,7 @@ export const parseObject = (text: string): Effect.Effect<Record<string, unknown>
     catch: (error) => new UsageError({ message: `--args is not valid JSON: ${(error as Error).message}` })
   }).pipe(
     Effect.filterOrFail(
-      isObject,
+      Predicate.isRecord,
       () => new UsageError({ message: "--args must be a JSON object, like {\"message\":\"hi\"}" })
     )
   )

@@ -3,8 +3,7 @@ import type * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated } from "@mcp-effect/client/Protocol"
 import type { Progress } from "@mcp-effect/client/RpcPeer"
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+import * as Predicate from "effect/Predicate"
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
@@ -32,9 +31,9 @@ export const json = (value: unknown): string => {
 export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`
 
 const typeName = (schema: unknown): string => {
-  if (!isRecord(schema)) return "any"
+  if (!Predicate.isRecord(schema)) return "any"
   if (typeof schema.type === "string") {
-    if (schema.type === "array" && isRecord(schema.items) && typeof schema.items.type === "string") {
+    if (schema.type === "array" && Predicate.isRecord(schema.items) && typeof schema.items.type === "string") {
       return `${schema.items.type}[]`
     }
     return schema.type
@@ -50,7 +49,7 @@ const typeName = (schema: unknown): string => {
  * @internal
  */
 export const signature = (tool: McpSchema.Tool): string => {
-  const properties = isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}
+  const properties = Predicate.isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}
   const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : []
   const params = Object.entries(properties).map(([name, schema]) =>
     `${name}${required.includes(name) ? "" : "?"}: ${typeName(schema)}`

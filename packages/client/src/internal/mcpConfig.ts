@@ -5,10 +5,9 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { Entry, Host, HostEnvironment, HttpEntry, OAuthSettings } from "../McpConfig.js"
 import { httpUrlProblem } from "./url.js"
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * What `${…}` references resolve against.
@@ -55,7 +54,7 @@ export const referencedVariables = (document: unknown): ReadonlyArray<string> =>
       }
     } else if (Array.isArray(value)) {
       value.forEach(visit)
-    } else if (isRecord(value)) {
+    } else if (Predicate.isRecord(value)) {
       Object.values(value).forEach(visit)
     }
   }
@@ -189,7 +188,9 @@ const stringArray = (r: Reader, field: string): ReadonlyArray<string> | undefine
 const stringRecord = (r: Reader, field: string): Readonly<Record<string, string>> | undefined => {
   const value = r.raw[field]
   if (value === undefined) return undefined
-  if (!isRecord(value)) return void r.problem(field, `expected an object of strings, got ${kindOfValue(value)}`)
+  if (!Predicate.isRecord(value)) {
+    return void r.problem(field, `expected an object of strings, got ${kindOfValue(value)}`)
+  }
   const result: Record<string, string> = {}
   for (const [key, item] of Object.entries(value)) {
     const at = `${field}.${key}`
@@ -391,7 +392,9 @@ const oauthOf = (r: Reader): OAuthSettings | undefined => {
   const value = r.raw.oauth
   if (value === undefined || value === false) return undefined
   if (value === true) return {}
-  if (!isRecord(value)) return void r.problem("oauth", `expected true, false or an object, got ${shown(value)}`)
+  if (!Predicate.isRecord(value)) {
+    return void r.problem("oauth", `expected true, false or an object, got ${shown(value)}`)
+  }
   const before = r.problems()
   for (const [key, item] of Object.entries(value)) {
     const check = (OAUTH_FIELDS as Record<string, Check | undefined>)[key]
@@ -420,7 +423,7 @@ const HOSTS_KEYS = "\"mcpServers\" (Claude Desktop, Cursor, Windsurf, Claude Cod
 
 /** The object holding the servers: the document, or VS Code settings' `mcp` member. */
 const containerOf = (document: Record<string, unknown>): Record<string, unknown> =>
-  document.mcpServers === undefined && document.servers === undefined && isRecord(document.mcp)
+  document.mcpServers === undefined && document.servers === undefined && Predicate.isRecord(document.mcp)
     ? document.mcp
     : document
 
@@ -429,7 +432,7 @@ const serversOf = (
   problems: Array<string>,
   warnings: Array<string>
 ): ReadonlyArray<readonly [string, unknown]> => {
-  if (!isRecord(document)) {
+  if (!Predicate.isRecord(document)) {
     problems.push(`expected a JSON object with ${HOSTS_KEYS}, got ${kindOfValue(document)}`)
     return []
   }
@@ -444,7 +447,7 @@ const serversOf = (
     problems.push(`no ${HOSTS_KEYS} object`)
     return []
   }
-  if (!isRecord(servers)) {
+  if (!Predicate.isRecord(servers)) {
     problems.push(`"${key}": expected an object of servers by name, got ${kindOfValue(servers)}`)
     return []
   }
@@ -463,7 +466,7 @@ const decodeEntry = (
   warnings: Array<string>
 ): Entry | undefined => {
   const where = `server "${name}"`
-  if (!isRecord(raw)) {
+  if (!Predicate.isRecord(raw)) {
     problems.push(`${where}: expected an object with "command" or "url", got ${kindOfValue(raw)}`)
     return undefined
   }

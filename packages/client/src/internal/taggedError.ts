@@ -8,9 +8,8 @@ import * as Schema from "effect/Schema"
 /**
  * `Schema.TaggedError`, its constructor checking its fields only when asked
  * (`new E(props, { disableValidation: false })`): every error here is built from values the
- * type checker has already checked, and the check cost ~25 µs per error with a `cause` (a
- * `Schema.Defect`: `ConnectionError` 34 vs 9 µs — one per connection closed and per request
- * failed with it), ~1 µs for the others. Decoding an error with its schema still validates.
+ * type checker has already checked, and the check is costly for an error with a `cause` (see
+ * docs/performance.md, "Idioms"). Decoding an error with its schema still validates.
  *
  * @internal
  */

@@ -19,7 +19,7 @@ const options = engineOptions(workerData as Options)
 const engine = makeEngine(options)
 
 // Compile the default dialect's meta-schema now, so the first request is not charged for it (the
-// others, rarer, are compiled on first use: some 10–90 ms of that request's budget).
+// others, rarer, are compiled on first use, out of that request's budget).
 await engine.check({ $schema: dialectUris[options.defaultDialect], type: "object" }, undefined)
 
 port.on("message", (request: Request) => {

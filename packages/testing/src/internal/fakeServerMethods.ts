@@ -3,13 +3,13 @@
  */
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import type { Definition, RpcError, ToolAnswer, ToolContext, ToolDefinition, Wire } from "../FakeServer.js"
 import * as Tasks from "./tasks.js"
 
 const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
-export const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = Predicate.isRecord
 
 const MODERN = "2026-07-28"
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo"

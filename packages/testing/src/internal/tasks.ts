@@ -3,6 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Predicate from "effect/Predicate"
 
 /**
  * @internal
@@ -37,8 +38,6 @@ interface Entry {
   updated: Deferred.Deferred<void>
   fiber?: Fiber.RuntimeFiber<void>
 }
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** @internal */
 export const EXTENSION = "io.modelcontextprotocol/tasks"
@@ -115,7 +114,7 @@ export const make = (
           run(Object.keys(entry.inputResponses).length === 0 ? undefined : { ...entry.inputResponses })
         ),
         (answer) => {
-          if (answer.resultType === "input_required" && isObject(answer.inputRequests)) {
+          if (answer.resultType === "input_required" && Predicate.isRecord(answer.inputRequests)) {
             return Effect.gen(function*() {
               entry.updated = yield* Deferred.make<void>()
               yield* setStatus("input_required", { inputRequests: answer.inputRequests as Record<string, unknown> })
@@ -158,7 +157,7 @@ export const make = (
       case "tasks/update":
         if (!modern) return Effect.fail({ code: -32601, message: "Method not found: tasks/update" })
         return Effect.flatMap(find(params), (entry) => {
-          if (isObject(params.inputResponses)) Object.assign(entry.inputResponses, params.inputResponses)
+          if (Predicate.isRecord(params.inputResponses)) Object.assign(entry.inputResponses, params.inputResponses)
           return Effect.as(Deferred.succeed(entry.updated, undefined), {})
         })
       case "tasks/cancel":

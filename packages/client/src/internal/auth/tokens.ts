@@ -8,6 +8,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as oauth from "oauth4webapi"
 import { AuthError } from "../../McpError.js"
@@ -42,8 +43,7 @@ export interface StoredClient {
 }
 
 /** @internal */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = Predicate.isRecord
 
 /** @internal */
 export const stringList = (u: unknown): ReadonlyArray<string> | undefined =>

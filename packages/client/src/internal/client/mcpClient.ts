@@ -18,11 +18,11 @@ import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
+import { routes } from "./routes.js"
+import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
 
 /** @internal */
 export const clientInfo: McpSchema.Implementation = { name: "mcp-effect", version: "0.1.0" }
-
-type Feature = "tools" | "prompts" | "resources"
 
 /** @internal */
 export const make = <R>(
@@ -82,144 +82,22 @@ export const make = <R>(
       (config) => ServerConnection.make(config, connectionOptions),
       { concurrency: "unbounded" }
     )
-    const byName = new Map(servers.map((s) => [s.name, s]))
-    const names = servers.map((s) => s.name)
-
-    const server = (name: string) => {
-      const found = byName.get(name)
-      return found === undefined
-        ? Effect.fail(new ServerNotFoundError({ server: name, known: names }))
-        : Effect.succeed(found)
-    }
-
-    /** `selected`, or the only server. */
-    const only = (selected: string | undefined) =>
-      selected !== undefined
-        ? server(selected)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
-        : Effect.fail(new ServerNotFoundError({ server: "(pass { server })", known: names }))
-
-    const offers = (connection: ServerConnection.ServerConnection, feature: Feature) => {
-      const negotiated = connection.negotiated()
-      return negotiated === undefined || negotiated.capabilities[feature] !== undefined
-    }
-
-    const targets = (selected: string | undefined, feature: Feature) =>
-      selected === undefined
-        ? Effect.succeed(servers.filter((s) => offers(s, feature)))
-        : Effect.map(server(selected), (s) => [s])
-
-    const aggregate = <A>(
-      feature: Feature,
-      selected: string | undefined,
-      list: (connection: ServerConnection.ServerConnection) => Effect.Effect<ReadonlyArray<A>, ConnectError>
-    ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
-      Effect.flatMap(targets(selected, feature), (connections) =>
-        Effect.map(
-          Effect.forEach(
-            connections,
-            (c) => Effect.map(list(c), (items) => items.map((item) => Object.assign({}, item, { server: c.name }))),
-            {
-              concurrency: "unbounded"
-            }
-          ),
-          (lists) => lists.flat()
-        ))
-
-    const listTools: McpClient.Service["listTools"] = (listOptions) =>
-      aggregate("tools", listOptions?.server, (c) => c.listTools(listOptions))
-
-    const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
-      Effect.flatMap(listTools({ server: findOptions?.server }), (tools): Effect.Effect<
-        McpClient.ServerTool,
-        ToolNotFoundError | AmbiguousToolError
-      > => {
-        const matches = tools.filter((t) => t.name === name)
-        if (matches.length === 1) return Effect.succeed(matches[0]!)
-        if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
-        return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
-      })
-
-    const toolServer = (name: string, selected: string | undefined) =>
-      selected !== undefined
-        ? server(selected)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
-        : Effect.flatMap(findTool(name), (tool) => server(tool.server))
-
-    const callTool: McpClient.Service["callTool"] = (name, args, callOptions) =>
-      callOptions?.server === undefined && servers.length === 1
-        ? servers[0]!.callTool(name, args, callOptions)
-        : Effect.flatMap(toolServer(name, callOptions?.server), (c) => c.callTool(name, args, callOptions))
-
-    // Only where the server is known without a lookup: one server, or the one named.
+    const router = routerOf(servers)
+    const { server } = router
+    const methods = routedOn(router)
+    const { callTool } = methods
     const unsafeCallTool: McpClient.Service["unsafeCallTool"] = (name, args, callOptions, onDone) => {
+      // Only where the server is known without a lookup: one server, or the one named.
       const selected = callOptions?.server
       const connection = selected === undefined
         ? (servers.length === 1 ? servers[0] : undefined)
         : servers.find((s) => s.name === selected)
       return connection?.unsafeCallTool?.(name, args, callOptions, onDone)
     }
-
-    // Task ids are unique only on the server that issued them: a handle names its server, a
-    // bare id needs one unless there is only one.
-    const taskServer = (
-      task: Task | string,
-      selected: string | undefined
-    ): Effect.Effect<ServerConnection.ServerConnection, ServerNotFoundError | AmbiguousServerError> =>
-      task instanceof Task
-        ? server(task.server)
-        : selected !== undefined
-        ? server(selected)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
-        : Effect.fail(new AmbiguousServerError({ subject: `task ${task.slice(0, 200)}`, servers: names }))
-
-    // Prompts and resources are routed to the server that lists them, else to the first one,
-    // whose own error then says what is wrong.
-    const locate = (
-      selected: string | undefined,
-      find: Effect.Effect<string | undefined, ConnectError | ServerNotFoundError>
-    ): Effect.Effect<ServerConnection.ServerConnection, ConnectError | ServerNotFoundError> => {
-      if (selected !== undefined) return server(selected)
-      if (servers.length === 1) return Effect.succeed(servers[0]!)
-      return Effect.flatMap(find, (name) =>
-        name !== undefined
-          ? server(name)
-          : servers.length > 0
-          ? Effect.succeed(servers[0]!)
-          : Effect.fail(new ServerNotFoundError({ server: "(any)", known: names })))
-    }
-
-    const listPrompts: McpClient.Service["listPrompts"] = (listOptions) =>
-      aggregate("prompts", listOptions?.server, (c) => c.listPrompts(listOptions))
-    const listResources: McpClient.Service["listResources"] = (listOptions) =>
-      aggregate("resources", listOptions?.server, (c) => c.listResources(listOptions))
-
-    // A cursor belongs to the server that issued it: pages come from one server.
-    const pageOf = <A>(
-      selected: string | undefined,
-      list: (c: ServerConnection.ServerConnection) => Effect.Effect<ServerConnection.Page<A>, ConnectError>
-    ): Effect.Effect<ServerConnection.Page<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
-      Effect.flatMap(only(selected), (c) =>
-        Effect.map(list(c), (page) => ({
-          items: page.items.map((item) => Object.assign({}, item, { server: c.name })),
-          nextCursor: page.nextCursor
-        })))
-
-    const promptServer = (name: string, selected: string | undefined) =>
-      locate(selected, Effect.map(listPrompts(), (prompts) => prompts.find((p) => p.name === name)?.server))
-
-    const resourceServer = (uri: string, selected: string | undefined) =>
-      locate(selected, Effect.map(listResources(), (resources) => resources.find((r) => r.uri === uri)?.server))
-
-    return {
+    const service: Omit<McpClient.Service, keyof Routes> = {
       servers,
       server,
-      listTools,
-      findTool,
-      callTool,
+      findTool: router.findTool,
       unsafeCallTool,
       callToolStreaming: (name, args, callOptions) =>
         Stream.unwrapScoped(Effect.gen(function*() {
@@ -245,78 +123,10 @@ export const make = <R>(
           (call) => callTool(call.name, call.arguments, Object.assign({}, requestOptions, { server: call.server })),
           { concurrency: "unbounded" }
         ),
-      callToolAsTask: (name, args, callOptions) =>
-        Effect.flatMap(toolServer(name, callOptions?.server), (c) => c.callToolAsTask(name, args, callOptions)),
-      getTask: (task, callOptions) =>
-        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.getTask(task, callOptions)),
-      getTaskResult: (task, callOptions) =>
-        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.getTaskResult(task, callOptions)),
-      waitForTask: (task, waitOptions) =>
-        Effect.flatMap(taskServer(task, waitOptions?.server), (c) => c.waitForTask(task, waitOptions)),
-      cancelTask: (task, callOptions) =>
-        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.cancelTask(task, callOptions)),
-      updateTask: (task, inputResponses, callOptions) =>
-        Effect.flatMap(taskServer(task, callOptions?.server), (c) => c.updateTask(task, inputResponses, callOptions)),
-      listTasks: (listOptions) =>
-        listOptions?.server !== undefined
-          ? Effect.flatMap(server(listOptions.server), (c) => c.listTasks(listOptions))
-          : Effect.map(
-            Effect.forEach(
-              servers.filter((c) => {
-                const tasks = c.negotiated()?.capabilities.tasks
-                return typeof tasks === "object" && tasks !== null && "list" in tasks
-              }),
-              (c) => c.listTasks(listOptions),
-              { concurrency: "unbounded" }
-            ),
-            (lists) => lists.flat()
-          ),
-      listPrompts,
-      listToolsPage: (cursor, listOptions) => pageOf(listOptions?.server, (c) => c.listToolsPage(cursor, listOptions)),
-      listPromptsPage: (cursor, listOptions) =>
-        pageOf(listOptions?.server, (c) => c.listPromptsPage(cursor, listOptions)),
-      listResourcesPage: (cursor, listOptions) =>
-        pageOf(listOptions?.server, (c) => c.listResourcesPage(cursor, listOptions)),
-      listResourceTemplatesPage: (cursor, listOptions) =>
-        pageOf(listOptions?.server, (c) => c.listResourceTemplatesPage(cursor, listOptions)),
       request: (method, params, requestOptions) =>
-        Effect.flatMap(only(requestOptions?.server), (c) => c.request(method, params, requestOptions)),
+        Effect.flatMap(router.only(requestOptions?.server), (c) => c.request(method, params, requestOptions)),
       notify: (method, params, notifyOptions) =>
-        Effect.flatMap(only(notifyOptions?.server), (c) => c.notify(method, params)),
-      getPrompt: (name, args, callOptions) =>
-        Effect.flatMap(promptServer(name, callOptions?.server), (c) => c.getPrompt(name, args, callOptions)),
-      listResources,
-      listResourceTemplates: (listOptions) =>
-        aggregate("resources", listOptions?.server, (c) => c.listResourceTemplates(listOptions)),
-      readResource: (uri, callOptions) =>
-        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.readResource(uri, callOptions)),
-      complete: (request, callOptions) =>
-        Effect.flatMap(
-          request.ref.type === "ref/prompt"
-            ? promptServer(request.ref.name, callOptions?.server)
-            : locate(callOptions?.server, Effect.succeed(undefined)),
-          (c) => c.complete(request, callOptions)
-        ),
-      ping: (callOptions) =>
-        callOptions?.server !== undefined
-          ? Effect.flatMap(server(callOptions.server), (c) => c.ping(callOptions))
-          : Effect.asVoid(Effect.forEach(servers, (c) => c.ping(callOptions), { concurrency: "unbounded" })),
-      listen: (filter, listenOptions) =>
-        Effect.flatMap(only(listenOptions?.server), (c) => c.listen(filter, { ackTimeout: listenOptions?.ackTimeout })),
-      resumeInputRequired: (error, inputResponses) =>
-        Effect.flatMap(server(error.server), (c) => c.resumeInputRequired(error, inputResponses)),
-      setLogLevel: (level, callOptions) =>
-        callOptions?.server !== undefined
-          ? Effect.flatMap(server(callOptions.server), (c) => c.setLogLevel(level, callOptions))
-          : Effect.asVoid(Effect.forEach(
-            servers.filter((c) => c.negotiated()?.capabilities.logging !== undefined),
-            (c) => c.setLogLevel(level, callOptions),
-            { concurrency: "unbounded" }
-          )),
-      subscribeResource: (uri, callOptions) =>
-        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.subscribeResource(uri, callOptions)),
-      unsubscribeResource: (uri, callOptions) =>
-        Effect.flatMap(resourceServer(uri, callOptions?.server), (c) => c.unsubscribeResource(uri, callOptions)),
+        Effect.flatMap(router.only(notifyOptions?.server), (c) => c.notify(method, params)),
       setRoots: (next) =>
         Effect.suspend(() => {
           const list = [...next]
@@ -328,12 +138,188 @@ export const make = <R>(
           ? Effect.forEach(servers, (c) => c.clearCache, { discard: true })
           : Effect.flatMap(server(selected), (c) => c.clearCache),
       cacheInfo: (kind, infoOptions) =>
-        Effect.flatMap(only(infoOptions?.server), (c) => c.cacheInfo(kind, infoOptions?.uri)),
+        Effect.flatMap(router.only(infoOptions?.server), (c) => c.cacheInfo(kind, infoOptions?.uri)),
       roots: currentRoots,
       onNotification: (listener) =>
         Effect.acquireRelease(
           Effect.sync(() => listeners.add(listener)),
           () => Effect.sync(() => listeners.delete(listener))
         )
-    } satisfies McpClient.Service
+    }
+    return Object.assign(methods, service) satisfies McpClient.Service
   })
+
+type Method = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown, unknown>
+
+/**
+ * The rows that are amiss (`never` when none): one naming no method of `ServerConnection`, or
+ * reading `server` elsewhere than the types put it (a row's options position must be the one
+ * `McpClient.Routed` derives, `OptionsIndex`, or -1 for a method without options).
+ *
+ * @internal
+ */
+export type RowsAmiss =
+  | Exclude<keyof Routes, keyof ServerConnection.ServerConnection>
+  | {
+    readonly [K in keyof Routes & keyof ServerConnection.ServerConnection]: ServerConnection.ServerConnection[K] extends
+      (...args: infer P) => unknown ?
+      [McpClient.OptionsIndex<P>] extends [never] ? Routes[K]["options"] extends -1 ? never : K
+      : `${Routes[K]["options"]}` extends McpClient.OptionsIndex<P> ? never
+      : K
+      : K
+  }[keyof Routes & keyof ServerConnection.ServerConnection]
+
+/** Fails to compile, naming the row, when a row is amiss (`RowsAmiss`). @internal */
+export const rowsAgree: [RowsAmiss] extends [never] ? true : RowsAmiss = true
+
+/** A routed method: the row's route over `router`, calling the connection's method of the same name. */
+const routedMethod = (router: Router, name: string, route: Route<Kind>): Method => (...args) =>
+  route.run(
+    router,
+    (args[route.options] as { readonly server?: string | undefined } | undefined)?.server,
+    args,
+    (connection) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...args)
+  )
+
+/** Every routed method, by name, over `router`: the types `McpClient.Routed` derives from the same rows. */
+const routedOn = (router: Router): McpClient.Routed<Routes> =>
+  Object.fromEntries(
+    Object.entries(routes).map(([name, route]) => [name, routedMethod(router, name, route)])
+  ) as unknown as McpClient.Routed<Routes>
+
+/** How calls find their server among `servers` (see `routes.ts`), and the tool lookup. */
+const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>) => {
+  const byName = new Map(servers.map((s) => [s.name, s]))
+  const names = servers.map((s) => s.name)
+
+  const server = (name: string) => {
+    const found = byName.get(name)
+    return found === undefined
+      ? Effect.fail(new ServerNotFoundError({ server: name, known: names }))
+      : Effect.succeed(found)
+  }
+
+  const only = (selected: string | undefined) =>
+    selected !== undefined
+      ? server(selected)
+      : servers.length === 1
+      ? Effect.succeed(servers[0]!)
+      : Effect.fail(new ServerNotFoundError({ server: "(pass { server })", known: names }))
+
+  const offers = (connection: ServerConnection.ServerConnection, feature: Feature) => {
+    const negotiated = connection.negotiated()
+    return negotiated === undefined || negotiated.capabilities[feature] !== undefined
+  }
+
+  const targets = (selected: string | undefined, feature: Feature) =>
+    selected === undefined
+      ? Effect.succeed(servers.filter((s) => offers(s, feature)))
+      : Effect.map(server(selected), (s) => [s])
+
+  const tagged = <A>(items: ReadonlyArray<A>, server: string) =>
+    items.map((item) => Object.assign({}, item, { server }))
+
+  const aggregate = <A>(
+    feature: Feature,
+    selected: string | undefined,
+    list: (connection: ServerConnection.ServerConnection) => Effect.Effect<ReadonlyArray<A>, ConnectError>
+  ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
+    Effect.flatMap(targets(selected, feature), (connections) =>
+      Effect.map(
+        Effect.forEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name)), {
+          concurrency: "unbounded"
+        }),
+        (lists) => lists.flat()
+      ))
+
+  const listTools = (selected: string | undefined) => aggregate("tools", selected, (c) => c.listTools())
+
+  const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
+    Effect.flatMap(listTools(findOptions?.server), (tools): Effect.Effect<
+      McpClient.ServerTool,
+      ToolNotFoundError | AmbiguousToolError
+    > => {
+      const matches = tools.filter((t) => t.name === name)
+      if (matches.length === 1) return Effect.succeed(matches[0]!)
+      if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
+      return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
+    })
+
+  // Prompts and resources are routed to the server that lists them, else to the first one,
+  // whose own error then says what is wrong.
+  const locate = (
+    selected: string | undefined,
+    find: Effect.Effect<string | undefined, ConnectError | ServerNotFoundError>
+  ): Effect.Effect<ServerConnection.ServerConnection, ConnectError | ServerNotFoundError> => {
+    if (selected !== undefined) return server(selected)
+    if (servers.length === 1) return Effect.succeed(servers[0]!)
+    return Effect.flatMap(find, (name) =>
+      name !== undefined
+        ? server(name)
+        : servers.length > 0
+        ? Effect.succeed(servers[0]!)
+        : Effect.fail(new ServerNotFoundError({ server: "(any)", known: names })))
+  }
+
+  const router: Router & { readonly findTool: McpClient.Service["findTool"] } = {
+    servers,
+    server,
+    only,
+    findTool,
+    aggregate: (feature, selected, call) =>
+      aggregate(
+        feature,
+        selected,
+        call as (c: ServerConnection.ServerConnection) => Effect.Effect<
+          ReadonlyArray<object>,
+          ConnectError
+        >
+      ),
+    // A cursor belongs to the server that issued it: pages come from one server.
+    page: (selected, call) =>
+      Effect.flatMap(only(selected), (c) =>
+        Effect.map(
+          call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
+          (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
+        )),
+    toolServer: (name, selected) =>
+      selected !== undefined
+        ? server(selected)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
+        : Effect.flatMap(findTool(name), (tool) => server(tool.server)),
+    // Task ids are unique only on the server that issued them: a handle names its server, a
+    // bare id needs one unless there is only one.
+    taskServer: (task, selected) =>
+      task instanceof Task
+        ? server(task.server)
+        : selected !== undefined
+        ? server(selected)
+        : servers.length === 1
+        ? Effect.succeed(servers[0]!)
+        : Effect.fail(new AmbiguousServerError({ subject: `task ${task.slice(0, 200)}`, servers: names })),
+    promptServer: (name, selected) =>
+      locate(
+        selected,
+        name === undefined
+          ? Effect.succeed(undefined)
+          : Effect.map(
+            aggregate("prompts", undefined, (c) => c.listPrompts()),
+            (prompts) => prompts.find((p) => p.name === name)?.server
+          )
+      ),
+    resourceServer: (uri, selected) =>
+      locate(
+        selected,
+        Effect.map(
+          aggregate("resources", undefined, (c) => c.listResources()),
+          (resources) => resources.find((r) => r.uri === uri)?.server
+        )
+      ),
+    every: (selected, accepts, call, combine) =>
+      selected !== undefined
+        ? Effect.flatMap(server(selected), call)
+        : Effect.map(Effect.forEach(servers.filter(accepts), call, { concurrency: "unbounded" }), combine)
+  }
+  return router
+}

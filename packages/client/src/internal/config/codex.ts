@@ -15,9 +15,10 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Toml from "smol-toml"
 import type { Converted } from "./shared.js"
-import { isRecord, mapEntries, renamed } from "./shared.js"
+import { mapEntries, renamed } from "./shared.js"
 
 /**
  * Parses TOML; Left: what is wrong, and where.
@@ -41,7 +42,7 @@ const DROPPED = ["enabled", "enabled_tools", "disabled_tools", "startup_timeout_
 
 /** `NAME` → the header value `${NAME}` expands to, so a missing variable is reported by name. */
 const fromVariables = (value: unknown, prefix = ""): unknown =>
-  isRecord(value)
+  Predicate.isRecord(value)
     ? Object.fromEntries(Object.entries(value).map(([key, name]) => [key, `${prefix}\${${String(name)}}`]))
     : value
 
@@ -56,10 +57,10 @@ const entry = (_name: string, raw: Record<string, unknown>, warn: (message: stri
   if (Array.isArray(raw.env_vars)) {
     // Passed through from Codex's own environment: here, from ours, when set.
     const passed = Object.fromEntries(raw.env_vars.map((name) => [String(name), `\${${String(name)}:-}`]))
-    out.env = { ...passed, ...(isRecord(raw.env) ? raw.env : {}) }
+    out.env = { ...passed, ...(Predicate.isRecord(raw.env) ? raw.env : {}) }
   }
   const headers = {
-    ...(isRecord(raw.http_headers) ? raw.http_headers : {}),
+    ...(Predicate.isRecord(raw.http_headers) ? raw.http_headers : {}),
     ...(fromVariables(raw.env_http_headers) as Record<string, unknown> | undefined),
     ...(typeof raw.bearer_token_env_var === "string"
       ? { Authorization: `Bearer \${${raw.bearer_token_env_var}}` }
@@ -80,7 +81,7 @@ const entry = (_name: string, raw: Record<string, unknown>, warn: (message: stri
 export const convert = (document: Record<string, unknown>): Converted => {
   const warnings: Array<string> = []
   const servers = document.mcp_servers
-  if (!isRecord(servers)) {
+  if (!Predicate.isRecord(servers)) {
     return { document: { mcpServers: servers ?? {} }, warnings }
   }
   return { document: { mcpServers: mapEntries(servers, entry, warnings) }, warnings }

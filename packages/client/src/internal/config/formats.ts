@@ -7,13 +7,13 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Codex from "./codex.js"
 import * as Gemini from "./gemini.js"
 import * as Jsonc from "./jsonc.js"
 import * as OpenCode from "./opencode.js"
 import * as Registry from "./registry.js"
 import type { Converted } from "./shared.js"
-import { isRecord } from "./shared.js"
 import * as Zed from "./zed.js"
 
 /**
@@ -36,7 +36,7 @@ const isGeminiPath = (path: string | undefined) => /(^|[\\/])\.gemini[\\/]settin
  * @internal
  */
 export const normalize = (document: unknown, path?: string | undefined): Converted => {
-  if (!isRecord(document)) return { document, warnings: [] }
+  if (!Predicate.isRecord(document)) return { document, warnings: [] }
   if (document.mcp_servers !== undefined && document.mcpServers === undefined) return Codex.convert(document)
   if (Zed.recognizes(document)) return Zed.convert(document)
   if (OpenCode.recognizes(document)) return OpenCode.convert(document)

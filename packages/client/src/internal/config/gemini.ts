@@ -4,15 +4,16 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { Converted } from "./shared.js"
-import { isRecord, mapEntries, renamed } from "./shared.js"
+import { mapEntries, renamed } from "./shared.js"
 
 /** `$NAME` (Gemini's shorthand) → `${NAME}`. */
 const dollar = (value: unknown): unknown =>
   typeof value === "string" ? value.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => `\${${name}}`) : value
 
 const expanded = (value: unknown): unknown =>
-  isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, dollar(v)])) : value
+  Predicate.isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, dollar(v)])) : value
 
 /** Gemini's settings that only matter inside Gemini CLI (tool filters are another point). */
 const DROPPED = ["timeout", "authProviderType", "oauth"]
@@ -43,6 +44,6 @@ const entry = (_name: string, raw: Record<string, unknown>, warn: (message: stri
 export const convert = (document: Record<string, unknown>): Converted => {
   const warnings: Array<string> = []
   const servers = document.mcpServers ?? {}
-  if (!isRecord(servers)) return { document: { mcpServers: servers }, warnings }
+  if (!Predicate.isRecord(servers)) return { document: { mcpServers: servers }, warnings }
   return { document: { mcpServers: mapEntries(servers, entry, warnings) }, warnings }
 }

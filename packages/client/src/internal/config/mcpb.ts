@@ -6,13 +6,13 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import type { Manifest, UserConfigField, UserConfigValue } from "../../McpBundle.js"
-import { isRecord } from "./shared.js"
 
 const FIELD_TYPES = ["string", "number", "boolean", "directory", "file"] as const
 
 const fieldOf = (key: string, raw: unknown, problems: Array<string>): UserConfigField | undefined => {
-  if (!isRecord(raw)) return void problems.push(`user_config.${key}: expected an object`)
+  if (!Predicate.isRecord(raw)) return void problems.push(`user_config.${key}: expected an object`)
   const type = raw.type
   if (!FIELD_TYPES.includes(type as UserConfigField["type"])) {
     return void problems.push(`user_config.${key}.type: expected one of ${FIELD_TYPES.join(", ")}`)
@@ -42,20 +42,20 @@ const stringArray = (value: unknown): value is ReadonlyArray<string> =>
  * @internal
  */
 export const decode = (json: unknown): Either.Either<Manifest, ReadonlyArray<string>> => {
-  if (!isRecord(json)) return Either.left(["manifest.json: expected an object"])
+  if (!Predicate.isRecord(json)) return Either.left(["manifest.json: expected an object"])
   const problems: Array<string> = []
   if (typeof json.name !== "string") problems.push("name: expected a string")
   const server = json.server
-  if (!isRecord(server)) {
+  if (!Predicate.isRecord(server)) {
     problems.push("server: expected an object")
-  } else if (!isRecord(server.mcp_config) && typeof server.entry_point !== "string") {
+  } else if (!Predicate.isRecord(server.mcp_config) && typeof server.entry_point !== "string") {
     problems.push("server: expected mcp_config or entry_point")
   }
-  const userConfig = isRecord(json.user_config)
+  const userConfig = Predicate.isRecord(json.user_config)
     ? Object.entries(json.user_config).flatMap(([key, raw]) => fieldOf(key, raw, problems) ?? [])
     : []
-  const compatibility = isRecord(json.compatibility) ? json.compatibility : {}
-  if (problems.length > 0 || !isRecord(server)) return Either.left(problems)
+  const compatibility = Predicate.isRecord(json.compatibility) ? json.compatibility : {}
+  if (problems.length > 0 || !Predicate.isRecord(server)) return Either.left(problems)
   return Either.right({
     name: json.name as string,
     version: typeof json.version === "string" ? json.version : undefined,
@@ -64,7 +64,7 @@ export const decode = (json: unknown): Either.Either<Manifest, ReadonlyArray<str
     server: {
       type: typeof server.type === "string" ? server.type : "binary",
       entryPoint: typeof server.entry_point === "string" ? server.entry_point : undefined,
-      mcpConfig: isRecord(server.mcp_config) ? server.mcp_config : undefined
+      mcpConfig: Predicate.isRecord(server.mcp_config) ? server.mcp_config : undefined
     },
     userConfig,
     platforms: stringArray(compatibility.platforms) ? compatibility.platforms : undefined
@@ -191,13 +191,13 @@ export const launch = (
   ReadonlyArray<string>
 > => {
   const base = manifest.server.mcpConfig ?? defaultCommand(manifest, context)
-  const overrides = isRecord(base.platform_overrides) ? base.platform_overrides[context.platform] : undefined
-  const config = isRecord(overrides) ? { ...base, ...overrides } : base
+  const overrides = Predicate.isRecord(base.platform_overrides) ? base.platform_overrides[context.platform] : undefined
+  const config = Predicate.isRecord(overrides) ? { ...base, ...overrides } : base
   const problems: Array<string> = []
   if (typeof config.command !== "string") return Either.left(["server.mcp_config.command: expected a string"])
   const args = stringArray(config.args) ? argumentsOf(config.args, context, problems) : []
   const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(isRecord(config.env) ? config.env : {})) {
+  for (const [key, value] of Object.entries(Predicate.isRecord(config.env) ? config.env : {})) {
     if (typeof value === "string") env[key] = substitute(value, context, problems)
   }
   const command = substitute(config.command, context, problems)

@@ -11,8 +11,9 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { Converted } from "./shared.js"
-import { isRecord, mapEntries, renamed } from "./shared.js"
+import { mapEntries, renamed } from "./shared.js"
 
 /** `{env:NAME}` → `${NAME}`; `{file:…}` is left as written, and reported. */
 const references = (value: unknown, warn: (message: string) => void): unknown => {
@@ -21,13 +22,15 @@ const references = (value: unknown, warn: (message: string) => void): unknown =>
     return value.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => `\${${name}}`)
   }
   if (Array.isArray(value)) return value.map((item) => references(item, warn))
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, references(v, warn)]))
+  if (Predicate.isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, references(v, warn)]))
+  }
   return value
 }
 
 const oauthOf = (value: unknown): unknown => {
   if (value === false || value === undefined) return undefined
-  if (!isRecord(value)) return value
+  if (!Predicate.isRecord(value)) return value
   return renamed(value, {}, [])
 }
 
@@ -63,8 +66,10 @@ const entry = (_name: string, written: Record<string, unknown>, warn: (message: 
  */
 export const recognizes = (document: Record<string, unknown>): boolean =>
   (typeof document.$schema === "string" && document.$schema.includes("opencode.ai"))
-  || (isRecord(document.mcp) &&
-    Object.values(document.mcp).some((entry) => isRecord(entry) && (entry.type === "local" || entry.type === "remote")))
+  || (Predicate.isRecord(document.mcp) &&
+    Object.values(document.mcp).some((entry) =>
+      Predicate.isRecord(entry) && (entry.type === "local" || entry.type === "remote")
+    ))
 
 /**
  * An OpenCode document in the common shape.
@@ -74,6 +79,6 @@ export const recognizes = (document: Record<string, unknown>): boolean =>
 export const convert = (document: Record<string, unknown>): Converted => {
   const warnings: Array<string> = []
   const servers = document.mcp ?? {}
-  if (!isRecord(servers)) return { document: { mcpServers: servers }, warnings }
+  if (!Predicate.isRecord(servers)) return { document: { mcpServers: servers }, warnings }
   return { document: { mcpServers: mapEntries(servers, entry, warnings) }, warnings }
 }

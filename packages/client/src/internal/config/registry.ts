@@ -7,8 +7,8 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { Converted } from "./shared.js"
-import { isRecord } from "./shared.js"
 
 /**
  * Whether a document is a registry `server.json`.
@@ -33,13 +33,15 @@ const reference = (name: string, input: Record<string, unknown>): string => {
 /** `{var}` in a value → the environment references of its declared `variables`. */
 const template = (value: string, variables: unknown): string =>
   value.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    const declared = isRecord(variables) && isRecord(variables[name]) ? variables[name] : { isRequired: true }
+    const declared = Predicate.isRecord(variables) && Predicate.isRecord(variables[name])
+      ? variables[name]
+      : { isRequired: true }
     return reference(variableName(name), declared)
   })
 
 const argumentsOf = (list: unknown): Array<string> => {
   if (!Array.isArray(list)) return []
-  return list.filter(isRecord).flatMap((argument) => {
+  return list.filter(Predicate.isRecord).flatMap((argument) => {
     const raw = typeof argument.value === "string"
       ? template(argument.value, argument.variables)
       : typeof argument.name === "string" && argument.type === "positional"
@@ -64,7 +66,7 @@ const launchers: Record<string, (identifier: string, version: string | undefined
 
 const envOf = (list: unknown): Record<string, string> =>
   Object.fromEntries(
-    (Array.isArray(list) ? list.filter(isRecord) : []).flatMap((variable) =>
+    (Array.isArray(list) ? list.filter(Predicate.isRecord) : []).flatMap((variable) =>
       typeof variable.name === "string"
         ? [[
           variable.name,
@@ -78,7 +80,7 @@ const envOf = (list: unknown): Record<string, string> =>
 
 const headersOf = (list: unknown): Record<string, string> =>
   Object.fromEntries(
-    (Array.isArray(list) ? list.filter(isRecord) : []).flatMap((header) =>
+    (Array.isArray(list) ? list.filter(Predicate.isRecord) : []).flatMap((header) =>
       typeof header.name === "string"
         ? [[
           header.name,
@@ -96,7 +98,7 @@ const packageEntry = (pkg: Record<string, unknown>): Record<string, unknown> | s
   if (launcher === undefined || typeof pkg.identifier !== "string") {
     return `package ${JSON.stringify(pkg.identifier)}: registry type ${JSON.stringify(type)} cannot be launched here`
   }
-  const transport = isRecord(pkg.transport) ? pkg.transport : { type: "stdio" }
+  const transport = Predicate.isRecord(pkg.transport) ? pkg.transport : { type: "stdio" }
   if (transport.type !== "stdio") {
     return `package ${pkg.identifier}: a ${String(transport.type)} package server is started by hand; use its URL`
   }
@@ -132,8 +134,8 @@ const remoteEntry = (remote: Record<string, unknown>): Record<string, unknown> |
 export const convert = (document: Record<string, unknown>): Converted => {
   const warnings: Array<string> = []
   const name = typeof document.name === "string" ? document.name.split("/").pop()! : "server"
-  const packages = Array.isArray(document.packages) ? document.packages.filter(isRecord) : []
-  const remotes = Array.isArray(document.remotes) ? document.remotes.filter(isRecord) : []
+  const packages = Array.isArray(document.packages) ? document.packages.filter(Predicate.isRecord) : []
+  const remotes = Array.isArray(document.remotes) ? document.remotes.filter(Predicate.isRecord) : []
   for (const candidate of [...packages.map(packageEntry), ...remotes.map(remoteEntry)]) {
     if (typeof candidate === "string") {
       warnings.push(candidate)

@@ -5,10 +5,7 @@
  *
  * @internal
  */
-
-/** @internal */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+import * as Predicate from "effect/Predicate"
 
 /**
  * A host's document in the common shape, and what the reader noticed on the way.
@@ -48,6 +45,6 @@ export const mapEntries = (
   Object.fromEntries(
     Object.entries(servers).map(([name, raw]) => [
       name,
-      isRecord(raw) ? entry(name, raw, (message) => warnings.push(`server "${name}": ${message}`)) : raw
+      Predicate.isRecord(raw) ? entry(name, raw, (message) => warnings.push(`server "${name}": ${message}`)) : raw
     ])
   )

@@ -4,8 +4,9 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { Converted } from "./shared.js"
-import { isRecord, renamed } from "./shared.js"
+import { renamed } from "./shared.js"
 
 /** Zed-only fields: the extension's settings, and where the entry came from. */
 const DROPPED = ["source", "settings", "enabled"]
@@ -13,7 +14,7 @@ const DROPPED = ["source", "settings", "enabled"]
 const entry = (raw: Record<string, unknown>): Record<string, unknown> => {
   const out = renamed(raw, {}, DROPPED)
   if (raw.enabled === false) out.disabled = true
-  if (isRecord(raw.command)) {
+  if (Predicate.isRecord(raw.command)) {
     const command = raw.command
     out.command = command.path
     if (command.args !== undefined) out.args = command.args
@@ -39,15 +40,15 @@ export const recognizes = (document: Record<string, unknown>): boolean =>
 export const convert = (document: Record<string, unknown>): Converted => {
   const warnings: Array<string> = []
   const servers = document.context_servers
-  if (!isRecord(servers)) return { document: { mcpServers: servers }, warnings }
+  if (!Predicate.isRecord(servers)) return { document: { mcpServers: servers }, warnings }
   const mcpServers: Record<string, unknown> = {}
   for (const [name, raw] of Object.entries(servers)) {
-    const fromExtension = isRecord(raw)
+    const fromExtension = Predicate.isRecord(raw)
       && (raw.source === "extension" || (raw.command === undefined && raw.url === undefined && "settings" in raw))
     if (fromExtension) {
       warnings.push(`server "${name}": provided by a Zed extension, which only Zed can run: left out`)
     } else {
-      mcpServers[name] = isRecord(raw) ? entry(raw) : raw
+      mcpServers[name] = Predicate.isRecord(raw) ? entry(raw) : raw
     }
   }
   return { document: { mcpServers }, warnings }

@@ -1,7 +1,7 @@
 /**
  * What every part of a `ServerConnection` may use, and nothing more: the connection's settings
  * and shared state (`Shared`), its session (`Sessions`, from `session.ts`) and the one way to
- * send (`RequestPath`, from `requests.ts`). The parts (`lists.ts`, `tools.ts`,
+ * send (`RequestPath`, from `requests.ts`, of steps in `../request/`). The parts (`lists.ts`, `tools.ts`,
  * `subscriptions.ts`, …) each take the `Core` and return their slice of the connection; each
  * names what it uses of it (its `Needs`, a `Pick` of `Core`), so what a part may touch is in its
  * signature. `serverConnection.ts` only wires them.
@@ -11,7 +11,8 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
@@ -19,13 +20,14 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
-import type { Options, RequestOptions } from "../../ServerConnection.js"
+import type { Options } from "../../ServerConnection.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
+import type { Send } from "../request/send.js"
+import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 import * as State from "./state.js"
-import * as Tracing from "./tracing.js"
 
 /** @internal */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -80,6 +82,8 @@ export interface Shared {
   readonly listens: Map<number, Listen>
   /** Spans and metrics, decided once per connection (`tracing.ts`); `undefined`: none. */
   readonly tracing: Tracing.Tracing | undefined
+  /** Whether each request is logged at DEBUG (`request/debugLog.ts`), decided once per connection. */
+  readonly debugRequests: boolean
   /** The connection's state, set by the session part. */
   readonly state: State.State
   /**
@@ -110,63 +114,24 @@ export interface Sessions {
   readonly scope: Scope.Scope
 }
 
-/** The request path (`requests.ts`). */
+/**
+ * The request path (`requests.ts`): senders of one type (`../request/send.ts`), composed once
+ * per connection from the steps that apply to it.
+ */
 export interface RequestPath {
   /**
-   * One request on the current session. On 2026-07-28 it carries the per-request `_meta`
-   * and headers, the era's errors are typed, and a broken response stream is re-issued once.
+   * One request on the current session (opened when none is). On 2026-07-28 it carries the
+   * per-request `_meta` and headers, the era's errors are typed, and a broken response stream
+   * is re-issued once.
    */
-  readonly send: SendNow
-  /** `send` for a caller already running: evaluated at once (every step of an effect costs CPU per call). */
-  readonly sendNow: SendNow
-  /**
-   * `send` without a fiber, where nothing on the way needs an effect (an open session on a
-   * transport that writes synchronously, no tracer, a fixed host `_meta`): `onExit` gets the
-   * outcome once, and the function returned abandons the request. `undefined`: not possible
-   * now, take `send`.
-   */
-  readonly unsafeSend: (
-    method: string,
-    params: Params,
-    options: RequestOptions | undefined,
-    onExit: (exit: Exit.Exit<unknown, ConnectError>) => void
-  ) => (() => void) | undefined
-  /** `send` after the legacy capability gate of `method`. */
-  readonly gated: (
-    method: string,
-    params: Params,
-    options?: RequestOptions
-  ) => Effect.Effect<unknown, ConnectError | CapabilityError>
+  readonly send: Send
+  /** `send` with the `input_required` rounds driven to their end (DIGEST §5). */
+  readonly withInput: Send<InputRequiredError>
+  /** `send` after the capability gate of the request's method. */
+  readonly gated: Send<CapabilityError>
   /** The result when its `resultType` is complete, else an invalid result. */
   readonly complete: (method: string, result: unknown) => Effect.Effect<unknown, RequestError>
-  /** A request with the `input_required` rounds driven to their end (DIGEST §5). */
-  readonly withInput: WithInput
-  /** `withInput` for a caller already running. */
-  readonly withInputNow: WithInput
 }
-
-/** @internal */
-export type SendNow = (
-  method: string,
-  params: Params,
-  options?: RequestOptions,
-  extraHeaders?: Record<string, string>,
-  onAuthorization?: (sha256: string | undefined) => void,
-  onId?: (id: number) => void
-) => Effect.Effect<unknown, ConnectError>
-
-/** @internal */
-export type WithInput = (
-  method: string,
-  params: Record<string, unknown>,
-  options: RequestOptions | undefined,
-  headers: Record<string, string> | undefined,
-  start?: { readonly inputResponses: Record<string, unknown>; readonly requestState: string | undefined },
-  onComplete?: (retried: boolean) => void,
-  onAuthorization?: (sha256: string | undefined) => void,
-  /** The first round's result, already received (see `unsafeSend`): the rounds go on from it. */
-  answered?: { readonly result: unknown }
-) => Effect.Effect<unknown, ConnectError | InputRequiredError>
 
 /** @internal */
 export interface Core extends Shared, Sessions, RequestPath {}
@@ -175,19 +140,16 @@ export interface Core extends Shared, Sessions, RequestPath {}
 export const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** @internal */
-export const timeoutOf = (options: RequestOptions | undefined): number | undefined =>
-  options?.timeout === undefined ? undefined : Duration.toMillis(Duration.decode(options.timeout))
-
 /** The settings read from the config and the options, and the empty shared state. @internal */
 export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
   Effect.map(
     Effect.all([
       Effect.clock,
       Tracing.make(config.name, options, config.propagateTraceContext),
+      FiberRef.get(FiberRef.currentMinimumLogLevel),
       State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
     ]),
-    ([clock, tracing, state]) => {
+    ([clock, tracing, minimumLogLevel, state]) => {
       // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
       // gets a hidden class of its own, or a dictionary, per connection.
       const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
@@ -229,6 +191,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         cache: ResultCache.make(),
         listens: new Map(),
         tracing,
+        debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),
         state,
         handlers,
         redeclare

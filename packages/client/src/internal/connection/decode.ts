@@ -10,7 +10,8 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidResponseError } from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import { isObject } from "./core.js"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** @internal */
 export type Decoder<A> = (server: string, method: string, value: unknown) => Effect.Effect<A, InvalidResponseError>
@@ -32,7 +33,7 @@ const isMeta = (u: unknown) => u === undefined || isObject(u)
 
 /**
  * A tool result of text blocks without annotations: a subset of what `CallToolResult` accepts,
- * checked by hand because walking the schema costs several µs per call while the JIT warms up.
+ * checked by hand because walking the schema is slow per call while the JIT warms up.
  *
  * @internal
  */

@@ -151,7 +151,12 @@ export const listAll = <K extends ListKey, A>(
     }
     const loop = (cursor: string | undefined, pages: number): Effect.Effect<ReadonlyArray<A>, ConnectError> =>
       Effect.flatMap(
-        core.send(method, cursor === undefined ? undefined : { cursor }, requestOptions, undefined, onAuthorization),
+        core.send({
+          method,
+          params: cursor === undefined ? undefined : { cursor },
+          options: requestOptions,
+          onAuthorization
+        }),
         (raw) =>
           Effect.flatMap(core.complete(method, raw), () =>
             Effect.flatMap(decode(server, method, raw), (page) => {
@@ -196,15 +201,14 @@ export const listAll = <K extends ListKey, A>(
 const readResource = (core: Needs): ServerConnection["readResource"] => (uri, requestOptions) =>
   cached(core, readKey(uri), (onAuthorization) => {
     let retried = false
-    return core.withInput(
-      "resources/read",
-      { uri },
-      requestOptions,
-      { "mcp-name": HeaderParams.encodeValue(uri) },
-      undefined,
-      (wasRetried) => (retried = wasRetried),
+    return core.withInput({
+      method: "resources/read",
+      params: { uri },
+      options: requestOptions,
+      headers: { "mcp-name": HeaderParams.encodeValue(uri) },
+      onRounds: (wasRetried) => (retried = wasRetried),
       onAuthorization
-    ).pipe(
+    }).pipe(
       Effect.flatMap((raw) =>
         Effect.map(Decode.readResource(core.server, "resources/read", raw), (value) => ({
           value,

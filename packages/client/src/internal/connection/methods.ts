@@ -1,6 +1,6 @@
 /**
  * The requests that need no part of their own: one function per MCP method, each built on the
- * request path of `core` (`send`, `gated`, `withInput`) and a result check from `decode.ts`.
+ * request path of `core` (its senders `send`, `gated`, `withInput`) and a result check from `decode.ts`.
  * A new request method goes here (or, when it lists or caches, in `lists.ts`).
  *
  * @internal
@@ -10,11 +10,13 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Deprecations from "../../Deprecations.js"
 import * as HeaderParams from "../../HeaderParams.js"
-import type { ConnectError } from "../../McpError.js"
+import type { ConnectError, InputRequiredError } from "../../McpError.js"
 import { CapabilityError, InvalidResponseError } from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as Protocol from "../../Protocol.js"
 import type { RawRequestError, RawRequestOptions, ServerConnection } from "../../ServerConnection.js"
+import { capabilityGate } from "../request/capabilityGate.js"
+import type { Send } from "../request/send.js"
 import type { Core, Params } from "./core.js"
 import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
@@ -48,8 +50,20 @@ const nameHeader = (method: string, params: Params): Record<string, string> | un
   return typeof subject === "string" ? { "mcp-name": HeaderParams.encodeValue(subject) } : undefined
 }
 
+/**
+ * The sender of raw requests: the capability gate (the capabilities it reads are the current
+ * ones: a lapsed discovery is re-fetched), then on 2026-07-28 the `input_required` rounds; a
+ * legacy result is whatever the server sent.
+ */
+const rawSender = (core: Needs): Send<InputRequiredError | CapabilityError> =>
+  capabilityGate(core.server, core.discovered)<InputRequiredError>((request) =>
+    core.live()?.negotiated.era === "legacy"
+      ? core.send(request)
+      : core.withInput(Object.assign({}, request, { params: request.params ?? {} }))
+  )
+
 /** A raw request: gated when the method is known, then `input_required` rounds on 2026-07-28. */
-const request = (core: Needs) =>
+const request = (core: Needs, send: Send<InputRequiredError | CapabilityError>) =>
 <A, I>(
   method: string,
   params: Params,
@@ -58,14 +72,11 @@ const request = (core: Needs) =>
   const { server } = core
   const schema = requestOptions?.schema
   const decode = schema === undefined ? undefined : Schema.decodeUnknownEither(schema, McpSchema.parseOptions)
-  // The capabilities the gate reads are the current ones (a lapsed discovery is re-fetched).
-  const sent = Effect.flatMap(core.discovered, (s): Effect.Effect<unknown, RawRequestError> => {
-    const refused = Protocol.legacy.gate(server, s.negotiated, method)
-    if (refused !== undefined) return Effect.fail(refused)
-    // input_required is 2026-07-28 only; a legacy result is whatever the server sent.
-    return s.negotiated.era === "legacy"
-      ? core.send(method, params, requestOptions)
-      : core.withInput(method, params ?? {}, requestOptions, nameHeader(method, params))
+  const sent: Effect.Effect<unknown, RawRequestError> = send({
+    method,
+    params,
+    options: requestOptions,
+    headers: nameHeader(method, params)
   })
   if (decode === undefined) return sent as Effect.Effect<A, RawRequestError>
   return Effect.flatMap(sent, (raw) => {
@@ -79,8 +90,9 @@ const request = (core: Needs) =>
 /** @internal */
 export const make = (core: Needs): Methods => {
   const { server } = core
+  const raw = request(core, rawSender(core))
   return {
-    request: (method, params, requestOptions) => request(core)(method, params, requestOptions),
+    request: (method, params, requestOptions) => raw(method, params, requestOptions),
     notify: (method, params) =>
       Effect.flatMap(core.session, (s) =>
         s.negotiated.era === "legacy"
@@ -92,18 +104,21 @@ export const make = (core: Needs): Methods => {
     ping: (requestOptions) =>
       Effect.asVoid(Effect.flatMap(core.session, (s) =>
         s.negotiated.era === "legacy"
-          ? core.send("ping", undefined, requestOptions)
-          : core.send("server/discover", undefined, requestOptions))),
+          ? core.send({ method: "ping", params: undefined, options: requestOptions })
+          : core.send({ method: "server/discover", params: undefined, options: requestOptions }))),
     getPrompt: (name, args, requestOptions) =>
       Effect.flatMap(
-        core.withInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, requestOptions, {
-          "mcp-name": HeaderParams.encodeValue(name)
+        core.withInput({
+          method: "prompts/get",
+          params: args === undefined ? { name } : { name, arguments: args },
+          options: requestOptions,
+          headers: { "mcp-name": HeaderParams.encodeValue(name) }
         }),
         (raw) => Decode.getPrompt(server, "prompts/get", raw)
       ),
     complete: (completeRequest, requestOptions) =>
       Effect.flatMap(
-        core.gated("completion/complete", { ...completeRequest }, requestOptions),
+        core.gated({ method: "completion/complete", params: { ...completeRequest }, options: requestOptions }),
         (raw) => Decode.complete(server, "completion/complete", raw)
       ),
     setLogLevel: (level, requestOptions) =>
@@ -114,7 +129,7 @@ export const make = (core: Needs): Methods => {
         // 2026-07-28 has no logging/setLevel: the level rides on every request's _meta, and only
         // there is logging deprecated.
         if (s.negotiated.era === "legacy") {
-          return Effect.asVoid(core.send("logging/setLevel", { level }, requestOptions))
+          return Effect.asVoid(core.send({ method: "logging/setLevel", params: { level }, options: requestOptions }))
         }
         return Effect.zipRight(
           Deprecations.warnOnce("logging"),
@@ -132,9 +147,10 @@ export const make = (core: Needs): Methods => {
       return Effect.ignore(s.peer.notify("notifications/roots/list_changed"))
     }),
     resumeInputRequired: (error, inputResponses) =>
-      core.withInput(error.method, isObject(error.params) ? error.params : {}, undefined, undefined, {
-        inputResponses,
-        requestState: error.requestState
+      core.withInput({
+        method: error.method,
+        params: isObject(error.params) ? error.params : {},
+        resume: { inputResponses, requestState: error.requestState }
       })
   }
 }

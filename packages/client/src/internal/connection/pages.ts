@@ -24,7 +24,7 @@ export const page = <K extends Lists.ListKey, A>(
   requestOptions: RequestOptions | undefined
 ): Effect.Effect<Page<A>, ConnectError> =>
   Effect.flatMap(
-    core.send(method, cursor === undefined ? undefined : { cursor }, requestOptions),
+    core.send({ method, params: cursor === undefined ? undefined : { cursor }, options: requestOptions }),
     (raw) =>
       Effect.flatMap(core.complete(method, raw), () =>
         Effect.map(decode(core.server, method, raw), (decoded) => ({

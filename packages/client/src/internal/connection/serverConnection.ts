@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import type { ConfigError, ConnectError } from "../../McpError.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options, ServerConnection } from "../../ServerConnection.js"
+import * as Masked from "../masked.js"
 import * as Core from "./core.js"
 import * as Lists from "./lists.js"
 import * as Methods from "./methods.js"
@@ -43,6 +44,7 @@ export const make = <R>(
 ): Effect.Effect<ServerConnection, ConnectError | ConfigError, Scope.Scope | R> =>
   Effect.gen(function*() {
     if (config.configError !== undefined) return yield* config.configError
+    yield* Masked.logStart(config)
     const shared = yield* Core.makeShared(config, options)
     const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
     // `Object.assign`, not spreads: on Node 20 (V8 11) a literal that opens with a spread gets a

@@ -17,10 +17,10 @@ import * as Protocol from "../../Protocol.js"
 import * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Transport } from "../../Transport.js"
+import * as Tracing from "../tracing.js"
 import type { Session, Shared } from "./core.js"
 import * as RememberedEra from "./rememberedEra.js"
 import type { Router } from "./router.js"
-import * as Tracing from "./tracing.js"
 
 /** The keep-alive request of the era: `ping`, or a `server/discover` on 2026-07-28. */
 const pingWith = (identity: Shared["identity"], peer: RpcPeer.RpcPeer, negotiated: Protocol.Negotiated) =>

@@ -52,7 +52,7 @@ export const make = (listener: ((state: ConnectionState) => void) | undefined): 
       current: () => current,
       subscribable: Subscribable.make({
         get: Effect.sync(() => current),
-        // `suspend`, not `unwrap(sync)`: the same stream at ~0.3 KB instead of ~1.9 KB per connection.
+        // `suspend`, not `unwrap(sync)`: the same stream, a fraction of the heap per connection.
         changes: Stream.suspend(() => Stream.takeUntil(refNow().changes, (state) => state._tag === "Closed"))
       })
     }

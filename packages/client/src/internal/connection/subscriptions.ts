@@ -164,14 +164,12 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
           : Effect.zipRight(Deferred.await(nextAck), whenActive)
       )
       // One listen request: resolves when the server ends it (or fails).
-      const once = core.send(
-        "subscriptions/listen",
-        { notifications: frozen },
-        { timeout: Duration.infinity },
-        undefined,
-        undefined,
+      const once = core.send({
+        method: "subscriptions/listen",
+        params: { notifications: frozen },
+        options: { timeout: Duration.infinity },
         onId
-      )
+      })
       // Fails once `ack` is still pending after ackTimeout; never succeeds.
       const acknowledgedWithin = (ack: Deferred.Deferred<void>) =>
         Effect.zipRight(

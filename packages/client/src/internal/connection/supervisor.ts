@@ -11,8 +11,8 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { ConnectionState } from "../../ConnectionState.js"
 import type { ConnectError, ConnectionError } from "../../McpError.js"
+import * as Tracing from "../tracing.js"
 import type { Current, Session, Shared } from "./core.js"
-import * as Tracing from "./tracing.js"
 
 /** @internal */
 export interface Supervisor {

@@ -1,11 +1,11 @@
 /**
  * Tools: the list (and the definitions calls go out under), lookup, `Mcp-Name`/`Mcp-Param-*`
  * headers, the `-32020` refresh-and-retry, input dialect refusal and output validation
- * (`validation.ts`), and tasks: a task-returning call is driven to its end (`../tasks/`).
+ * (`validation.ts`), and tasks: a task-returning call is driven to its end (`../tasks/`). A call
+ * goes through the connection's `withInput` sender and the -32020 refresh (`../request/`).
  *
  * @internal
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,15 +13,17 @@ import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
 import { InvalidResponseError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import * as Protocol from "../../Protocol.js"
 import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
+import { refreshOnHeaderMismatch } from "../request/headerMismatch.js"
+import type { OutgoingRequest, Send } from "../request/send.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core, Session } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 import * as Lists from "./lists.js"
 import * as Pages from "./pages.js"
+import * as ToolPlans from "./toolPlans.js"
+import * as ToolTasks from "./toolTasks.js"
 import * as Validation from "./validation.js"
 
 /** A `_meta` key inside tool arguments belongs to the request, not to the tool. */
@@ -32,12 +34,120 @@ const callToolParams = (name: string, args: Record<string, unknown> | undefined)
   return { name, arguments: rest, _meta }
 }
 
-const isHeaderMismatch = (cause: Cause.Cause<ConnectError>) =>
-  Cause.isFailType(cause) && cause.error._tag === "HeaderMismatchError"
-
 const findTool = (tools: ReadonlyArray<McpSchema.Tool>, name: string) => tools.find((t) => t.name === name)
 
 type Augment = (params: Record<string, unknown>, tool: McpSchema.Tool | undefined) => Record<string, unknown>
+
+/** A call's raw result, the definition it went out under, and the era it went out on. */
+interface Sent {
+  readonly raw: unknown
+  readonly tool: McpSchema.Tool | undefined
+  readonly era: "legacy" | "modern"
+}
+
+/**
+ * The request of a call under the tool definition `tool`, or why it cannot go out: one lookup
+ * of the definition serves the input check, the headers and (see `invoke`) the output check.
+ */
+const requestOf = (
+  name: string,
+  args: Record<string, unknown> | undefined,
+  requestOptions: RequestOptions | undefined,
+  augment: Augment,
+  tool: McpSchema.Tool | undefined,
+  headers: Record<string, string> | undefined
+): OutgoingRequest => ({
+  method: "tools/call",
+  params: augment(callToolParams(name, args), tool),
+  options: requestOptions,
+  headers
+})
+
+/** What the fiber-free call needs of the tools part. */
+interface UnsafeDeps {
+  readonly now: NonNullable<Send<ConnectError | InputRequiredError | ValidationError>["now"]>
+  readonly era: () => "legacy" | "modern"
+  readonly tasksDeclared: boolean
+  readonly knownDefinition: (name: string) => { readonly tool: McpSchema.Tool | undefined } | undefined
+  readonly refusalOf: (tool: McpSchema.Tool | undefined) => ValidationError | undefined
+  readonly forgetTools: () => void
+  readonly lookup: (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    onTool: (tool: McpSchema.Tool | undefined) => void
+  ) => Effect.Effect<OutgoingRequest, ValidationError | ConnectError>
+  readonly requestOf: (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    tool: McpSchema.Tool | undefined
+  ) => OutgoingRequest
+  readonly finishCall: (
+    requestOptions: RequestOptions | undefined,
+    sent: Sent
+  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  readonly isPlainResult: (raw: unknown, tool: McpSchema.Tool | undefined) => raw is McpSchema.CallToolResult
+}
+
+// Without a fiber where the composition offers it (`Send.now`): the usual outcome — a
+// complete, text-only result with nothing to validate, or an error — reaches `onDone` done;
+// anything else as the effect that goes on from it the general way (input rounds, tasks,
+// output validation, the -32020 refresh). A transport that writes without a fiber takes no
+// headers: none are computed.
+const unsafeCallToolWith = (d: UnsafeDeps): UnsafeCallTool => (name, args, requestOptions, onDone) => {
+  const known = d.knownDefinition(name)
+  if (known === undefined || d.refusalOf(known.tool) !== undefined) return undefined
+  let tool = known.tool
+  const era = d.era()
+  const refresh = () =>
+    Effect.zipRight(Effect.sync(d.forgetTools), d.lookup(name, args, requestOptions, (refreshed) => (tool = refreshed)))
+  const request = Object.assign(d.requestOf(name, args, requestOptions, tool), { refresh })
+  return d.now(request, (outcome) => {
+    if (outcome._tag === "Continue") {
+      return onDone({
+        _tag: "Continue",
+        effect: Effect.flatMap(outcome.effect, (raw) => d.finishCall(requestOptions, { raw, tool, era }))
+      })
+    }
+    const exit = outcome.exit
+    if (Exit.isFailure(exit)) {
+      return onDone({
+        _tag: "Done",
+        exit: exit as Exit.Exit<never, ConnectError | InputRequiredError | ValidationError>
+      })
+    }
+    const raw = exit.value
+    onDone(
+      !((era === "legacy" || d.tasksDeclared) && Tasks.isCreated(raw, era)) && d.isPlainResult(raw, tool)
+        ? { _tag: "Done", exit: exit as Exit.Exit<McpSchema.CallToolResult> }
+        : { _tag: "Continue", effect: d.finishCall(requestOptions, { raw, tool, era }) }
+    )
+  })
+}
+
+// The effect waits for the call sent without a fiber. A fiber interrupted while it waits exits,
+// so an observer of its exit abandons the call (removed once the call settles). An interruption
+// frame instead (`uninterruptibleMask` + `catchAllCause`, or a canceler returned to
+// `Effect.async`) allocates more per call (docs/performance.md, "Idioms").
+const awaitingUnsafe = (
+  unsafeCallTool: UnsafeCallTool,
+  effectCallTool: ServerConnection["callTool"]
+): ServerConnection["callTool"] =>
+(name, args, requestOptions) =>
+  Effect.withFiberRuntime((fiber) =>
+    Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>((resume) => {
+      let settled = false
+      const onExit = () => abandon?.()
+      const abandon = unsafeCallTool(name, args, requestOptions, (outcome) => {
+        settled = true
+        fiber.removeObserver(onExit)
+        resume(outcome._tag === "Done" ? outcome.exit : outcome.effect)
+      })
+      if (abandon === undefined) resume(effectCallTool(name, args, requestOptions))
+      else if (!settled) fiber.addObserver(onExit)
+    })
+  )
 
 /** @internal */
 export type ToolMethods = Pick<
@@ -56,7 +166,7 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "withInputNow" | "unsafeSend">
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -99,54 +209,8 @@ export const make = (core: Needs): ToolMethods => {
   /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
   const headersNeedDefinition = () => core.live()?.negotiated.era === "modern" && core.isHttp()
 
-  /**
-   * The headers of a call: `Mcp-Name`, and the `Mcp-Param-*` ones from the tool's definition
-   * (none off 2026-07-28 HTTP).
-   */
-  const callHeaders = (
-    name: string,
-    tool: McpSchema.Tool | undefined,
-    args: Record<string, unknown> | undefined
-  ): Record<string, string> | InvalidResponseError => {
-    const headers = { "mcp-name": HeaderParams.encodeValue(name) }
-    if (tool === undefined || !headersNeedDefinition()) return headers
-    const params = HeaderParams.validate(tool.inputSchema)
-    if (!params.valid) return headers
-    const rendered = HeaderParams.render(params.params, args ?? {})
-    return "error" in rendered
-      ? new InvalidResponseError({
-        server,
-        method: "tools/call",
-        message: `arguments do not fit the tool's x-mcp-header parameters: ${rendered.error}`
-      })
-      : Object.assign(headers, rendered as Record<string, string>)
-  }
-
-  // Made with the first task: most connections never see one, and it is ~2 KB of heap each.
-  let madeTasks: ReturnType<typeof Tasks.make> | undefined
-  const tasks = () =>
-    madeTasks ??= Tasks.make({
-      server,
-      handlers: core.options.handlers,
-      declared: core.tasksDeclared,
-      session: Effect.map(core.session, (s) => s.negotiated),
-      send: (method, params, requestOptions, headers) => core.send(method, params, requestOptions, headers),
-      decodeResult: (value) => Decode.callTool(server, "tools/call", value),
-      checkOutput: validation.checkOutput
-    })
-
-  /**
-   * Legacy (2025-11-25) task augmentation: a tool that requires it is called as a task when
-   * the server declares `tasks.requests.tools.call`.
-   */
-  const withTask: Augment = (params, tool) => {
-    const negotiated = core.live()?.negotiated
-    const declared = negotiated?.era === "legacy" &&
-      isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
-      isObject(negotiated.capabilities.tasks.requests.tools) &&
-      negotiated.capabilities.tasks.requests.tools.call !== undefined
-    return declared && tool?.execution?.taskSupport === "required" ? Object.assign({}, params, { task: {} }) : params
-  }
+  const { callHeaders, planOf, refusalOf } = ToolPlans.make(server, validation, headersNeedDefinition)
+  const { methods: taskMethods, tasks, withTask } = ToolTasks.make(core, validation)
 
   /**
    * The definition a call of `name` goes out under when it needs no fetching: none when nothing
@@ -160,61 +224,68 @@ export const make = (core: Needs): ToolMethods => {
       ? undefined
       : { tool: findTool(knownTools, name) }
 
+  // Calls go through the input rounds, then a refresh of the tool's definition on -32020.
+  const toolSend = refreshOnHeaderMismatch(core.withInput)
+
   /**
    * Sends a `tools/call`: the definition it goes out under is the one its result is checked
-   * against (a -32020 retry goes out, and is checked, under the refreshed one). One lookup of
-   * the definition serves the input check, the headers and the output check.
+   * against (a -32020 retry goes out, and is checked, under the refreshed one).
    */
-  const invokeTool = (
+  const invoke = (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions | undefined,
+    augment: Augment
+  ): Effect.Effect<Sent, ConnectError | InputRequiredError | ValidationError> => {
+    let sentUnder: McpSchema.Tool | undefined
+    return Effect.flatMap(
+      lookup(name, args, requestOptions, augment, true, (tool) => (sentUnder = tool)),
+      (request) =>
+        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" }))
+    )
+  }
+
+  /**
+   * The request of a call under the definition it goes out under (told to `onTool`): the known
+   * one, the list fetched once when unknown. On -32020 (`refresh`) the definition may have
+   * changed: the list is re-fetched and the request recomputed. `headed`: with its headers.
+   */
+  const lookup = (
     name: string,
     args: Record<string, unknown> | undefined,
     requestOptions: RequestOptions | undefined,
     augment: Augment,
-    // What the first request already got when it went out without an effect (`unsafeCallTool`).
-    answered?: { readonly tool: McpSchema.Tool | undefined; readonly exit: Exit.Exit<unknown, ConnectError> }
-  ) => {
-    // Plain functions until the request goes out: this runs on every call.
-    const under = (tool: McpSchema.Tool | undefined, answer?: { readonly result: unknown }): Effect.Effect<
-      { readonly raw: unknown; readonly tool: McpSchema.Tool | undefined; readonly era: "legacy" | "modern" },
-      ConnectError | InputRequiredError | ValidationError
-    > => {
-      const refused = validation.inputRefusal(tool)
+    headed: boolean,
+    onTool: (tool: McpSchema.Tool | undefined) => void
+  ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
+    const under = (
+      tool: McpSchema.Tool | undefined
+    ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
+      const refused = refusalOf(tool)
       if (refused !== undefined) return Effect.fail(refused)
-      const headers = callHeaders(name, tool, args)
+      const headers = headed ? callHeaders(name, tool, args) : undefined
       if (headers instanceof InvalidResponseError) return Effect.fail(headers)
-      const params = augment(callToolParams(name, args), tool)
-      return Effect.map(
-        core.withInputNow("tools/call", params, requestOptions, headers, undefined, undefined, undefined, answer),
-        (raw) => ({ raw, tool, era: core.live()?.negotiated.era ?? "legacy" })
-      )
+      onTool(tool)
+      return Effect.succeed(Object.assign(requestOf(name, args, requestOptions, augment, tool, headers), { refresh }))
     }
-    // The definition a call goes out under: the known list, fetched once when unknown.
-    const call = Effect.suspend(() => {
+    const find = Effect.suspend(() => {
       const known = knownDefinition(name)
       return known !== undefined
         ? under(known.tool)
         : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
     })
-    const answer = answered?.exit
-    const first = answered === undefined || answer === undefined
-      ? call
-      : Exit.isSuccess(answer)
-      ? Effect.suspend(() => under(answered.tool, { result: answer.value }))
-      : Effect.failCause(answer.cause)
-    // -32020: the tool's definition may have changed: re-fetch it, recompute, retry once.
-    return Effect.catchTag(first, "HeaderMismatchError", () =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          core.cache.delete(Lists.listKeys.tools)
-          knownTools = undefined
-        }),
-        call
-      ))
+    const refresh = () => Effect.zipRight(Effect.sync(forgetTools), find)
+    return find
+  }
+
+  const forgetTools = () => {
+    core.cache.delete(Lists.listKeys.tools)
+    knownTools = undefined
   }
 
   /** A result of text blocks with nothing to validate: its own decoding, no effect needed. */
   const isPlainResult = (raw: unknown, tool: McpSchema.Tool | undefined): raw is McpSchema.CallToolResult =>
-    Decode.isPlainTextResult(raw) && !validation.checksOutput(tool, raw)
+    Decode.isPlainTextResult(raw) && (tool === undefined || raw.isError === true || !planOf(tool).checksOutput)
 
   /** A plain `tools/call` result, checked, its structured content against the output schema. */
   const toolResult = (raw: unknown, tool: McpSchema.Tool | undefined, era: "legacy" | "modern") =>
@@ -226,63 +297,28 @@ export const make = (core: Needs): ToolMethods => {
 
   // A task-returning call is driven to its end transparently (polled at the server's pace,
   // input requests answered once each, bounded by the task's ttlMs).
-  const finishCall = (
-    requestOptions: RequestOptions | undefined,
-    { era, raw, tool }: {
-      readonly raw: unknown
-      readonly tool: McpSchema.Tool | undefined
-      readonly era: "legacy" | "modern"
-    }
-  ) =>
-    Tasks.isCreated(raw, era)
+  // On 2026-07-28 a task answers only a client that declared the extension.
+  const finishCall = (requestOptions: RequestOptions | undefined, { era, raw, tool }: Sent) =>
+    (era === "legacy" || core.tasksDeclared) && Tasks.isCreated(raw, era)
       ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().complete(task, requestOptions))
       : toolResult(raw, tool, era)
 
   const effectCallTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
-    Effect.flatMap(invokeTool(name, args, requestOptions, withTask), (sent) => finishCall(requestOptions, sent))
+    Effect.flatMap(invoke(name, args, requestOptions, withTask), (sent) => finishCall(requestOptions, sent))
 
-  // Without a fiber where the connection can (`core.unsafeSend`): the usual outcome — a
-  // complete, text-only result with nothing to validate, or an error — reaches `onDone` as an
-  // `Exit`; anything else as the effect that goes on from it the general way (input rounds,
-  // tasks, output validation, the -32020 refresh).
-  const unsafeCallTool: UnsafeCallTool = (name, args, requestOptions, onDone) => {
-    const known = knownDefinition(name)
-    if (known === undefined || validation.inputRefusal(known.tool) !== undefined) return undefined
-    const tool = known.tool
-    const era = core.live()?.negotiated.era ?? "legacy"
-    return core.unsafeSend("tools/call", withTask(callToolParams(name, args), tool), requestOptions, (exit) => {
-      if (Exit.isSuccess(exit)) {
-        const raw = exit.value
-        if (Protocol.resultTypeOf(raw) === "complete" && !Tasks.isCreated(raw, era) && isPlainResult(raw, tool)) {
-          return onDone(exit as Exit.Exit<McpSchema.CallToolResult>)
-        }
-      } else if (!isHeaderMismatch(exit.cause)) return onDone(Exit.failCause(exit.cause))
-      onDone(Effect.flatMap(
-        invokeTool(name, args, requestOptions, withTask, { tool, exit }),
-        (sent) => finishCall(requestOptions, sent)
-      ))
-    })
-  }
-
-  // Where the connection can, the effect waits for the call sent without one. A fiber
-  // interrupted while it waits exits, so an observer of its exit abandons the call (removed once
-  // the call settles). An interruption frame instead (`uninterruptibleMask` + `catchAllCause`, or
-  // a canceler returned to `Effect.async`, which adds `onInterrupt`) measured ~2 KB more
-  // allocation per call, some of it surviving into the old generation.
-  const callTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
-    Effect.withFiberRuntime((fiber) =>
-      Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>((resume) => {
-        let settled = false
-        const onExit = () => abandon?.()
-        const abandon = unsafeCallTool(name, args, requestOptions, (outcome) => {
-          settled = true
-          fiber.removeObserver(onExit)
-          resume(outcome)
-        })
-        if (abandon === undefined) resume(effectCallTool(name, args, requestOptions))
-        else if (!settled) fiber.addObserver(onExit)
-      })
-    )
+  const unsafeCallTool: UnsafeCallTool | undefined = toolSend.now === undefined ? undefined : unsafeCallToolWith({
+    now: toolSend.now,
+    era: () => core.live()?.negotiated.era ?? "legacy",
+    tasksDeclared: core.tasksDeclared,
+    knownDefinition,
+    refusalOf,
+    forgetTools,
+    lookup: (name, args, requestOptions, onTool) => lookup(name, args, requestOptions, withTask, false, onTool),
+    requestOf: (name, args, requestOptions, tool) => requestOf(name, args, requestOptions, withTask, tool, undefined),
+    finishCall,
+    isPlainResult
+  })
+  const callTool = unsafeCallTool === undefined ? effectCallTool : awaitingUnsafe(unsafeCallTool, effectCallTool)
 
   const callToolAsTask: ServerConnection["callToolAsTask"] = (name, args, taskOptions) =>
     Effect.flatMap(core.session, (s) => {
@@ -291,7 +327,7 @@ export const make = (core: Needs): ToolMethods => {
       return Effect.zipRight(
         tasks().gate("tools/call", ["requests", "tools", "call"]),
         Effect.flatMap(
-          invokeTool(name, args, taskOptions, (params) => modern ? params : Object.assign({}, params, { task: ttl })),
+          invoke(name, args, taskOptions, (params) => modern ? params : Object.assign({}, params, { task: ttl })),
           // A server that answers with the result at once yields a completed handle carrying it.
           ({ era, raw, tool }) =>
             Tasks.isCreated(raw, era)
@@ -314,12 +350,6 @@ export const make = (core: Needs): ToolMethods => {
     callTool,
     unsafeCallTool,
     callToolAsTask,
-    getTask: (task, requestOptions) => tasks().get(task, requestOptions),
-    getTaskResult: (task, requestOptions) => tasks().result(task, requestOptions),
-    waitForTask: (task, waitOptions) =>
-      tasks().wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
-    cancelTask: (task, requestOptions) => tasks().cancel(task, requestOptions),
-    updateTask: (task, inputResponses, requestOptions) => tasks().update(task, inputResponses, requestOptions),
-    listTasks: (requestOptions) => tasks().list(core.maxPages, requestOptions)
+    ...taskMethods
   }
 }

@@ -16,8 +16,8 @@ import type { Options } from "../../ServerConnection.js"
 export interface Validation {
   /** The refusal of a call whose input schema's dialect cannot be read, if so. */
   readonly inputRefusal: (tool: McpSchema.Tool | undefined) => ValidationError | undefined
-  /** Whether `checkOutput` has anything to check. */
-  readonly checksOutput: (tool: McpSchema.Tool | undefined, result: McpSchema.CallToolResult) => boolean
+  /** Whether `checkOutput` checks the results of `tool` (never an error result). */
+  readonly checksOutput: (tool: McpSchema.Tool | undefined) => boolean
   readonly checkOutput: (
     tool: McpSchema.Tool | undefined,
     result: McpSchema.CallToolResult,
@@ -49,8 +49,8 @@ export const make = (server: string, options: Options): Validation => {
     return dialect._tag === "Supported" ? undefined : unsupportedDialect(tool.name, "input", dialect)
   }
 
-  const checksOutput = (tool: McpSchema.Tool | undefined, result: McpSchema.CallToolResult) =>
-    jsonSchema !== undefined && tool?.outputSchema !== undefined && result.isError !== true
+  const checksOutput = (tool: McpSchema.Tool | undefined) =>
+    jsonSchema !== undefined && tool?.outputSchema !== undefined
 
   const checkOutput = (
     tool: McpSchema.Tool | undefined,

@@ -72,13 +72,15 @@ export const make = (
         core.session,
         (s): Effect.Effect<void, ConnectError | CapabilityError> =>
           s.negotiated.era === "legacy"
-            ? Effect.asVoid(core.gated("resources/subscribe", { uri }, requestOptions))
+            ? Effect.asVoid(core.gated({ method: "resources/subscribe", params: { uri }, options: requestOptions }))
             : watchResource(uri)
       ),
     unsubscribeResource: (uri, requestOptions) =>
       Effect.flatMap(core.session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
         if (s.negotiated.era === "legacy") {
-          return Effect.asVoid(core.gated("resources/unsubscribe", { uri }, requestOptions))
+          return Effect.asVoid(
+            core.gated({ method: "resources/unsubscribe", params: { uri }, options: requestOptions })
+          )
         }
         const watch = watches.get(uri)
         watches.delete(uri)

@@ -121,13 +121,14 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
             } skipped bytes with no usable event`
           )
         }
-        const tooLarge = new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes })
+        // Made only when it is the outcome: most reads end well.
+        const tooLarge = () => Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes }))
         const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = tooLargeReply
-          ? Effect.fail(tooLarge)
+          ? tooLarge()
           : !garbage
           ? read
           : options.responseId !== undefined && oversized > 0
-          ? Effect.fail(tooLarge)
+          ? tooLarge()
           : Effect.fail(transportError(s, "the SSE stream sent only unusable events"))
         return Effect.zipRight(flush, outcome)
       })

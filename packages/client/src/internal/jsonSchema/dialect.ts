@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type { Dialect, DialectOutcome, UnsupportedDialect } from "../../JsonSchema.js"
 
 /** @internal */
@@ -37,11 +38,11 @@ export const unsupported = (dialect: string): UnsupportedDialect => ({
   supported: supportedDialects.map((d) => dialectUris[d])
 })
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** @internal */
 export const dialectOf = (schema: unknown, defaultDialect: Dialect = "2020-12"): DialectOutcome => {
-  if (!isObject(schema) || !Object.hasOwn(schema, "$schema")) return { _tag: "Supported", dialect: defaultDialect }
+  if (!Predicate.isRecord(schema) || !Object.hasOwn(schema, "$schema")) {
+    return { _tag: "Supported", dialect: defaultDialect }
+  }
   const declared = schema.$schema
   if (typeof declared !== "string") return unsupported(safeJson(declared))
   const dialect = knownDialect(declared)

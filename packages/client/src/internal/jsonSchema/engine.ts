@@ -14,6 +14,7 @@
  * @internal
  */
 import { removeUriSchemePlugin } from "@hyperjump/browser"
+import * as Predicate from "effect/Predicate"
 import "@hyperjump/json-schema/draft-07"
 import "@hyperjump/json-schema/draft-2019-09"
 import {
@@ -96,8 +97,6 @@ const budgetPlugin = (deadline: number): EvaluationPlugin => {
   }
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const clip = (text: string, max = 300): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
 const stripHash = (uri: string): string => (uri.endsWith("#") ? uri.slice(0, -1) : uri)
@@ -115,7 +114,7 @@ export const makeEngine = (options: EngineOptions): Engine => {
       registerSchema(remote.schema as SchemaObject, remote.uri, dialectUris[options.defaultDialect])
       registered.push(remote.uri)
       const schema = remote.schema
-      if (isObject(schema) && isObject(schema.$vocabulary)) {
+      if (Predicate.isRecord(schema) && Predicate.isRecord(schema.$vocabulary)) {
         const base = typeof schema.$schema === "string" ? knownDialect(schema.$schema) : options.defaultDialect
         if (base !== undefined) remoteDialects.set(stripHash(remote.uri), base)
       }
@@ -133,7 +132,7 @@ export const makeEngine = (options: EngineOptions): Engine => {
   }
 
   const declared = (schema: unknown): { readonly dialect: Dialect; readonly uri: string } | UnsupportedDialect => {
-    if (!isObject(schema) || !Object.hasOwn(schema, "$schema")) {
+    if (!Predicate.isRecord(schema) || !Object.hasOwn(schema, "$schema")) {
       return { dialect: options.defaultDialect, uri: dialectUris[options.defaultDialect] }
     }
     const value = schema.$schema
@@ -164,7 +163,9 @@ export const makeEngine = (options: EngineOptions): Engine => {
     }
     if (analysis._tag !== "Analysed") return analysis
 
-    const root = isObject(schema) && Object.hasOwn(schema, "$schema") ? { ...schema, $schema: dialect.uri } : schema
+    const root = Predicate.isRecord(schema) && Object.hasOwn(schema, "$schema")
+      ? { ...schema, $schema: dialect.uri }
+      : schema
     const rootBases = [`${rootUri}#`, `${analysis.rootBase}#`]
     try {
       registerSchema(root as SchemaObject, rootUri, dialect.uri)
@@ -340,7 +341,7 @@ const at = (value: unknown, path: string): unknown => {
   for (const token of path.slice(1).split("/")) {
     const key = token.replace(/~1/g, "/").replace(/~0/g, "~")
     if (Array.isArray(current)) current = current[Number(key)]
-    else if (isObject(current) && Object.hasOwn(current, key)) current = current[key]
+    else if (Predicate.isRecord(current) && Object.hasOwn(current, key)) current = current[key]
     else return undefined
   }
   return current
@@ -429,7 +430,7 @@ const messageFor = (id: string, keyword: string, last: string, value: unknown, a
     case "pattern":
       return `must match the pattern ${preview(value)}`
     case "required": {
-      const missing = Array.isArray(value) && isObject(actual)
+      const missing = Array.isArray(value) && Predicate.isRecord(actual)
         ? value.filter((name) => typeof name === "string" && !Object.hasOwn(actual, name))
         : []
       return missing.length > 0

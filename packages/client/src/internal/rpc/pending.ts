@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import type { RequestError } from "../../McpError.js"
 import type { Progress, RequestOptions } from "../../RpcPeer.js"
 
@@ -28,8 +29,7 @@ export interface Pending {
 export type Params = Record<string, unknown> | undefined
 
 /** @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = Predicate.isRecord
 
 /** @internal */
 export const paramsOf = (u: unknown): Params => (isObject(u) ? u : undefined)

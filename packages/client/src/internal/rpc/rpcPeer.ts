@@ -65,7 +65,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
 
     // Server-initiated requests run in the connection's scope; their answers share one bounded
     // path. Built with the first one: most connections never get one, and the path (its fiber
-    // set, answer slots and log summary) is ~5 KB of heap per connection.
+    // set, answer slots and log summary) is heap each idle connection would keep.
     const scope = yield* Effect.scope
     let serverRequests: ServerRequests.ServerRequests | undefined
     const serverRequestsNow = () =>
@@ -104,7 +104,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     const open = transport
 
     // A finalizer of the scope itself, not `Effect.addFinalizer`: a synchronous close needs none
-    // of the fiber's refs, of which that one keeps a snapshot (~1 KB per connection).
+    // of the fiber's refs, of which that one keeps a snapshot per connection.
     yield* Scope.addFinalizer(
       scope,
       Effect.sync(() => {

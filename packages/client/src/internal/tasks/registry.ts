@@ -7,6 +7,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { ServerNotFoundError, TaskReplacedError } from "../../McpError.js"
 import { Task } from "../../Task.js"
 
@@ -14,8 +15,7 @@ import { Task } from "../../Task.js"
 export type TaskRef = Task | string
 
 /** @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = Predicate.isRecord
 
 /** @internal */
 export const idOf = (ref: TaskRef) => typeof ref === "string" ? ref : ref.taskId

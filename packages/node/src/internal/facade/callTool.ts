@@ -6,13 +6,11 @@
  */
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
-import type * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import type { Signal } from "../../Connect.js"
+import type { CallToolOutcome } from "@mcp-effect/client/ServerConnection"
+import type * as Exit from "effect/Exit"
 import type { Runner } from "./run.js"
 import { settle } from "./run.js"
-
-type Outcome = Effect.Effect<McpSchema.CallToolResult, McpClient.CallToolError>
+import type { Signal } from "./types.js"
 
 /** `callTool` for Promise callers over `service`, falling back to `run`. */
 export const callToolOn = (service: McpClient.Service, run: Runner<McpClient.McpClient>) =>
@@ -34,12 +32,12 @@ export const callToolOn = (service: McpClient.Service, run: Runner<McpClient.Mcp
       abandon?.()
       reject(signal!.reason)
     }
-    // Usually an Exit; otherwise the rest of the call (input rounds, tasks, validation) to run.
-    const onDone = (outcome: Outcome) => {
+    // Usually done; otherwise the rest of the call (input rounds, tasks, validation) to run.
+    const onDone = (outcome: CallToolOutcome) => {
       settled = true
       signal?.removeEventListener("abort", onAbort)
-      if (Exit.isExit(outcome)) settle(resolve, reject)(outcome as Exit.Exit<McpSchema.CallToolResult, unknown>)
-      else run(outcome, options).then(resolve, reject)
+      if (outcome._tag === "Done") settle(resolve, reject)(outcome.exit as Exit.Exit<McpSchema.CallToolResult, unknown>)
+      else run(outcome.effect, options).then(resolve, reject)
     }
     const abandon = unsafe(name, args, options, onDone)
     if (abandon === undefined) return viaRunner().then(resolve, reject)

@@ -13,16 +13,18 @@ import * as Effect from "effect/Effect"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Client, ConnectOptions, StateListener } from "../../Connect.js"
+
 import type * as internalPlatform from "../platform.js"
 import { callToolOn } from "./callTool.js"
 import { handle } from "./handle.js"
 import { stateListeners } from "./listeners.js"
 import { closeScope, runnerOn } from "./run.js"
+import type { Runner } from "./run.js"
 import { attach, build } from "./runtime.js"
 import type { FacadeRuntime } from "./runtime.js"
 import { iterableOn } from "./stream.js"
 import { listenOn } from "./subscription.js"
+import type { Client, ConnectOptions, Hidden, Promised, Reshaped, Signal, StateListener } from "./types.js"
 
 /** Connects to `servers` and resolves with the client once every one of them is connected. */
 export const open = async (
@@ -77,40 +79,11 @@ const clientOn = (
     await dispose()
   }
   return {
+    ...promisedOn(service, runOn),
     servers: service.servers.map(handle),
-    listTools: (o) => runOn(service.listTools(o), o),
-    findTool: (name, o) => runOn(service.findTool(name, o), o),
-    callTool: callToolOn(service, runOn),
-    callTools: (calls, o) => runOn(service.callTools(calls, o), o),
-    listPrompts: (o) => runOn(service.listPrompts(o), o),
-    listToolsPage: (cursor, o) => runOn(service.listToolsPage(cursor, o), o),
-    listPromptsPage: (cursor, o) => runOn(service.listPromptsPage(cursor, o), o),
-    listResourcesPage: (cursor, o) => runOn(service.listResourcesPage(cursor, o), o),
-    listResourceTemplatesPage: (cursor, o) => runOn(service.listResourceTemplatesPage(cursor, o), o),
     request: (method, params, o) => runOn(service.request(method, params, o), o),
-    notify: (method, params, o) => runOn(service.notify(method, params, o), o),
-    getPrompt: (name, args, o) => runOn(service.getPrompt(name, args, o), o),
-    listResources: (o) => runOn(service.listResources(o), o),
-    listResourceTemplates: (o) => runOn(service.listResourceTemplates(o), o),
-    readResource: (uri, o) => runOn(service.readResource(uri, o), o),
-    complete: (request, o) => runOn(service.complete(request, o), o),
-    ping: (o) => runOn(service.ping(o), o),
-    resumeInputRequired: (error, inputResponses) => runOn(service.resumeInputRequired(error, inputResponses)),
-    subscribeResource: (uri, o) => runOn(service.subscribeResource(uri, o), o),
-    unsubscribeResource: (uri, o) => runOn(service.unsubscribeResource(uri, o), o),
-    setRoots: (roots) => runOn(service.setRoots(roots)),
-    roots: () => service.roots(),
-    setLogLevel: (level, o) => runOn(service.setLogLevel(level, o), o),
-    cacheInfo: (kind, o) => runOn(service.cacheInfo(kind, o)),
-    clearCache: (server) => runOn(service.clearCache(server)),
+    callTool: callToolOn(service, runOn),
     callToolStreaming: (name, args, o) => streamOn(service.callToolStreaming(name, args, o), o),
-    callToolAsTask: (name, args, o) => runOn(service.callToolAsTask(name, args, o), o),
-    waitForTask: (task, o) => runOn(service.waitForTask(task, o), o),
-    getTask: (task, o) => runOn(service.getTask(task, o), o),
-    getTaskResult: (task, o) => runOn(service.getTaskResult(task, o), o),
-    cancelTask: (task, o) => runOn(service.cancelTask(task, o), o),
-    updateTask: (task, inputResponses, o) => runOn(service.updateTask(task, inputResponses, o), o),
-    listTasks: (o) => runOn(service.listTasks(o), o),
     toOpenAITools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toOpenAI),
     toAnthropicTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toAnthropic),
     toGoogleTools: (o) => runOn(service.listTools(o), o).then(ToolFormats.toGoogle),
@@ -148,6 +121,48 @@ const clientOn = (
     close,
     [asyncDispose]: close
   }
+}
+
+// The service's members `promisedOn` leaves out: typed as a record, so the list cannot miss one.
+const leftOut: { readonly [K in Hidden | Reshaped]: true } = {
+  servers: true,
+  server: true,
+  unsafeCallTool: true,
+  request: true,
+  callToolStreaming: true,
+  listen: true,
+  onNotification: true
+}
+const hidden: ReadonlySet<string> = new Set(Object.keys(leftOut))
+
+/** The options argument of a call: its last, when that is an object carrying an `AbortSignal`. */
+const signalOf = (args: ReadonlyArray<unknown>): Signal | undefined => {
+  const last = args[args.length - 1]
+  if (typeof last !== "object" || last === null || Array.isArray(last)) return undefined
+  const signal: unknown = (last as Signal).signal
+  return typeof signal === "object" && signal !== null &&
+      typeof (signal as AbortSignal).addEventListener === "function"
+    ? last as Signal
+    : undefined
+}
+
+// Every method of the service, by name, as a Promise-returning one (`Promised`): the service's
+// own list of methods is the facade's, so a method added to `McpClient` needs nothing here.
+const promisedOn = (
+  service: McpClient.Service,
+  runOn: Runner<McpClient.McpClient>
+): Promised<Omit<McpClient.Service, Hidden | Reshaped>> => {
+  const promised: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(service)) {
+    if (hidden.has(name)) continue
+    promised[name] = typeof member !== "function" ? member : (...args: ReadonlyArray<unknown>) => {
+      const result: unknown = member(...args)
+      return Effect.isEffect(result)
+        ? runOn(result as Effect.Effect<unknown, unknown, McpClient.McpClient>, signalOf(args))
+        : result
+    }
+  }
+  return promised as Promised<Omit<McpClient.Service, Hidden | Reshaped>>
 }
 
 // Node 20 has `Symbol.asyncDispose`; the registered symbol is what a polyfill would use.

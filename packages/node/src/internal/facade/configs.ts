@@ -6,9 +6,9 @@
 import { ConfigError } from "@mcp-effect/client/McpError"
 import * as Target from "@mcp-effect/client/Target"
 import * as Effect from "effect/Effect"
-import type { ConnectOptions } from "../../Connect.js"
 import type { NetworkOptions } from "../../UndiciHttpClient.js"
 import * as LazyOAuth from "../lazyOAuth.js"
+import type { ConnectOptions } from "./types.js"
 
 /** The server configurations for one target or a list of them. */
 export const configsFor = (

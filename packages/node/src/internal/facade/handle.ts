@@ -5,7 +5,7 @@
  */
 import type { Negotiated } from "@mcp-effect/client/Protocol"
 import type { ServerConnection } from "@mcp-effect/client/ServerConnection"
-import type { ServerHandle } from "../../Connect.js"
+import type { ServerHandle } from "./types.js"
 
 const connectionOf = Symbol("connection")
 

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import type { StateListener } from "../../Connect.js"
+import type { StateListener } from "./types.js"
 
 /** Calls a host listener; what it throws is warned about, never propagated. */
 export const callGuarded = (what: string, call: () => void): void => {

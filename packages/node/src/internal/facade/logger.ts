@@ -4,7 +4,7 @@
  * @internal
  */
 import * as EffectLogger from "effect/Logger"
-import type { Logger } from "../../Connect.js"
+import type { Logger } from "./types.js"
 
 /** A logger of the host's as the runtime's only logger. */
 export const loggerLayer = (logger: Logger) =>

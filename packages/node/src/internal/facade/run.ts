@@ -10,7 +10,7 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Scope from "effect/Scope"
-import type { Signal } from "../../Connect.js"
+import type { Signal } from "./types.js"
 
 /** Forks an effect on some runtime. */
 export type Fork<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Fiber.RuntimeFiber<A, E>

@@ -15,13 +15,13 @@ import * as LogLevel from "effect/LogLevel"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import type { ConnectOptions, StateListener } from "../../Connect.js"
 import * as NodeEraCache from "../../NodeEraCache.js"
 import * as internalPlatform from "../platform.js"
 import { networkOf } from "./configs.js"
 import { loggerLayer } from "./logger.js"
 import { closeScope, run } from "./run.js"
 import type { Fork } from "./run.js"
+import type { ConnectOptions, StateListener } from "./types.js"
 
 /** A built facade runtime: its service, a fork of calls on it, and its disposal. */
 export interface FacadeRuntime {

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { Signal } from "../../Connect.js"
 import type { Runner } from "./run.js"
+import type { Signal } from "./types.js"
 
 /** A stream as an async iterable whose failures are the errors themselves. */
 export const iterableOn =

@@ -9,10 +9,10 @@ import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { Client, SubscriptionHandle } from "../../Connect.js"
 import { callGuarded } from "./listeners.js"
 import { closeScope } from "./run.js"
 import type { Runner } from "./run.js"
+import type { Client, SubscriptionHandle } from "./types.js"
 
 export const listenOn =
   (service: McpClient.Service, runOn: Runner<McpClient.McpClient>): Client["listen"] =>

@@ -17,10 +17,10 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type * as Protocol from "../../Protocol.js"
-import type * as RpcPeer from "../../RpcPeer.js"
-import type * as Telemetry from "../../Telemetry.js"
-import type { Transport } from "../../Transport.js"
+import type * as Protocol from "../Protocol.js"
+import type * as RpcPeer from "../RpcPeer.js"
+import type * as Telemetry from "../Telemetry.js"
+import type { Transport } from "../Transport.js"
 
 // The conventions' advisory buckets (seconds).
 const boundaries = MetricBoundaries.fromIterable([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])

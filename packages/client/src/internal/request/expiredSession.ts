@@ -1,0 +1,15 @@
+/**
+ * An expired HTTP session: the request is re-sent once, with `resend` (on a new session) —
+ * unless it is a tool call, which may have had effects; that fails so the caller decides.
+ * Composed on sessions that have one (a handshake era's, over HTTP).
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { Send, Step } from "./send.js"
+
+/** @internal */
+export const resendOnExpiredSession = (resend: Send): Step => (next) => (request) =>
+  request.method === "tools/call"
+    ? next(request)
+    : Effect.catchTag(next(request), "SessionExpiredError", () => resend(request))
