@@ -43,8 +43,19 @@ const head = (request: HttpClientRequest.HttpClientRequest) =>
     Effect.map(client.execute(request), (response) => ({
       status: response.status,
       contentType: Option.getOrElse(Headers.get(response.headers, "content-type"), () => ""),
-      challenge: Option.getOrUndefined(Headers.get(response.headers, "www-authenticate"))
+      challenge: Option.getOrUndefined(Headers.get(response.headers, "www-authenticate")),
+      session: Option.getOrUndefined(Headers.get(response.headers, "mcp-session-id"))
     }))))
+
+/** The session the probe's `initialize` opened is closed at once, as a client leaving would. */
+const closeSession = (url: string, headers: Readonly<Record<string, string>>, session: string | undefined) =>
+  session === undefined
+    ? Effect.void
+    : Effect.ignore(head(
+      HttpClientRequest.del(url).pipe(
+        HttpClientRequest.setHeaders({ ...headers, "mcp-session-id": session })
+      )
+    ))
 
 const legacyProbe = (url: string, headers: Readonly<Record<string, string>>) =>
   head(
@@ -68,6 +79,7 @@ export const probe = (
         HttpClientRequest.bodyUnsafeJson(initialize)
       )
     )
+    yield* closeSession(url, headers, post.session)
     const result = (outcome: Outcome, legacySse = false): Probe => ({
       outcome,
       status: post.status,
