@@ -289,6 +289,15 @@ export interface Service extends Routed<Routes> {
     options?: { readonly server?: string | undefined }
   ) => Effect.Effect<ServerTool, CallToolError>
   /**
+   * The tools of every server (or `server`'s) that best match `query`, best first, at most
+   * `limit` (default 10): local scoring over names, titles and descriptions, no request but the
+   * (cached) tool lists. A host with hundreds of tools can hand the model a few. Added in 0.2.0.
+   */
+  readonly searchTools: (
+    query: string,
+    options?: { readonly limit?: number | undefined; readonly server?: string | undefined }
+  ) => Effect.Effect<ReadonlyArray<ServerTool & { readonly score: number }>, ConnectError | ServerNotFoundError>
+  /**
    * `callTool` without a fiber, for callers outside Effect (the Promise facade), when the
    * server is known without a lookup (one server, or `options.server`) and its connection can
    * (see `ServerConnection.UnsafeCallTool`); `undefined` otherwise: use `callTool`.

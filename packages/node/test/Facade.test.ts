@@ -102,6 +102,9 @@ describe("the facade: parity with the Effect API", () => {
       const error = await client.callTool("add", { a: 1, b: 2 }).catch((e: unknown) => e)
       assert.instanceOf(error, ToolNotFoundError)
       assert.strictEqual((await client.callTool("echo", { message: "still" })).isError, undefined)
+      // searchTools (issue #36, point 4) through the facade, filtered tools never found.
+      assert.strictEqual((await client.searchTools("echo", { limit: 1 }))[0]?.name, "echo")
+      assert.deepStrictEqual(await client.searchTools("add"), [])
     } finally {
       await client.close()
     }

@@ -20,6 +20,7 @@ import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
 import { routes } from "./routes.js"
 import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
+import * as ToolSearch from "./toolSearch.js"
 
 /** @internal */
 export const clientInfo: McpSchema.Implementation = { name: "mcp-effect", version: "0.1.0" }
@@ -100,6 +101,11 @@ export const make = <R>(
       servers,
       server,
       findTool: router.findTool,
+      searchTools: (query, searchOptions) =>
+        Effect.map(
+          router.listTools(searchOptions?.server),
+          (tools) => ToolSearch.search(tools, query, searchOptions?.limit ?? 10)
+        ),
       unsafeCallTool,
       callToolStreaming: (name, args, callOptions) =>
         Stream.unwrapScoped(Effect.gen(function*() {
@@ -264,11 +270,15 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
         : Effect.fail(new ServerNotFoundError({ server: "(any)", known: names })))
   }
 
-  const router: Router & { readonly findTool: McpClient.Service["findTool"] } = {
+  const router: Router & {
+    readonly findTool: McpClient.Service["findTool"]
+    readonly listTools: typeof listTools
+  } = {
     servers,
     server,
     only,
     findTool,
+    listTools,
     aggregate: (feature, selected, call) =>
       aggregate(
         feature,
