@@ -19,6 +19,7 @@ import type * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options } from "../../ServerConnection.js"
+import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
 import type { Send } from "../request/send.js"
@@ -26,9 +27,6 @@ import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 import * as State from "./state.js"
-
-/** @internal */
-export const DEFAULT_TIMEOUT_MS = 30_000
 
 /** One opened session: its scope (closed on reopen), its peer and what its opening exchange established. */
 export interface Session {
@@ -132,10 +130,6 @@ export interface RequestPath {
 /** @internal */
 export interface Core extends Shared, Sessions, RequestPath {}
 
-/** @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 /** The settings read from the config and the options, and the empty shared state. @internal */
 export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
   Effect.map(
@@ -172,7 +166,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         server: config.name,
         options: Object.assign({}, options, { handlers }),
         defaultTimeoutMs: config.readTimeout === undefined
-          ? DEFAULT_TIMEOUT_MS
+          ? Defaults.REQUEST_TIMEOUT_MS
           : Duration.toMillis(Duration.decode(config.readTimeout)),
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),

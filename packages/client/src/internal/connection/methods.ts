@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Deprecations from "../../Deprecations.js"
 import * as HeaderParams from "../../HeaderParams.js"
@@ -18,7 +19,6 @@ import type { RawRequestError, RawRequestOptions, ServerConnection } from "../..
 import { capabilityGate } from "../request/capabilityGate.js"
 import type { Send } from "../request/send.js"
 import type { Core, Params } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 
 /** @internal */
@@ -149,7 +149,7 @@ export const make = (core: Needs): Methods => {
     resumeInputRequired: (error, inputResponses) =>
       core.withInput({
         method: error.method,
-        params: isObject(error.params) ? error.params : {},
+        params: Predicate.isRecord(error.params) ? error.params : {},
         resume: { inputResponses, requestState: error.requestState }
       })
   }

@@ -13,20 +13,20 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import { ConnectionState, toSchedule } from "../../ConnectionState.js"
+import { ConnectionState } from "../../ConnectionState.js"
 import * as Deprecations from "../../Deprecations.js"
 import { EraCache } from "../../EraCache.js"
 import type { ConnectError } from "../../McpError.js"
 import { ConnectionError } from "../../McpError.js"
 import type * as Protocol from "../../Protocol.js"
 import type { ServerConfig } from "../../ServerConfig.js"
+import * as Defaults from "../defaults.js"
+import * as Policies from "../policies.js"
 import type { Current, Session, Sessions, Shared } from "./core.js"
 import * as Discovery from "./discovery.js"
 import type { Router } from "./router.js"
 import * as SessionChoice from "./sessionChoice.js"
 import * as Supervisor from "./supervisor.js"
-
-const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 
 /** What the session uses of the core. @internal */
 export type Needs = Pick<
@@ -46,7 +46,7 @@ export const make = <R>(
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const parentScope = yield* Effect.scope
     const discoverTimeoutMs = Duration.toMillis(
-      Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? DEFAULT_DISCOVER_TIMEOUT_MS)
+      Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? Defaults.DISCOVER_TIMEOUT_MS)
     )
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
     // The host's era memory, when it gave one and the config names the server.
@@ -111,7 +111,7 @@ export const make = <R>(
       current,
       openSession,
       session,
-      reconnect: config.reconnect === undefined ? undefined : toSchedule(config.reconnect),
+      reconnect: config.reconnect === undefined ? undefined : Policies.reconnectSchedule(config.reconnect),
       scope: parentScope
     })
 

@@ -5,10 +5,10 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import type { ServerConnection } from "../../ServerConnection.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 import type * as Validation from "./validation.js"
 
@@ -42,8 +42,8 @@ export const make = (core: Needs, validation: ReturnType<typeof Validation.make>
   ): Record<string, unknown> => {
     const negotiated = core.live()?.negotiated
     const declared = negotiated?.era === "legacy" &&
-      isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
-      isObject(negotiated.capabilities.tasks.requests.tools) &&
+      Predicate.isRecord(negotiated.capabilities.tasks) && Predicate.isRecord(negotiated.capabilities.tasks.requests) &&
+      Predicate.isRecord(negotiated.capabilities.tasks.requests.tools) &&
       negotiated.capabilities.tasks.requests.tools.call !== undefined
     return declared && tool?.execution?.taskSupport === "required" ? Object.assign({}, params, { task: {} }) : params
   }

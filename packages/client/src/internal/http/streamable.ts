@@ -18,6 +18,7 @@ import type { InvalidResponseError } from "../../McpError.js"
 import type { Options } from "../../StreamableHttp.js"
 import type { SendError, SendHints, TransportFactory } from "../../Transport.js"
 import * as Address from "../address.js"
+import * as Defaults from "../defaults.js"
 import * as Http from "./http.js"
 import * as Reply from "./postReply.js"
 import type { Id, Json } from "./postReply.js"
@@ -58,7 +59,7 @@ export const open = (
       return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (first) =>
         Effect.zipRight(
           FiberSet.run(fibers, Get.listen(c, Fiber.join(first))),
-          Effect.ignore(Effect.timeout(Fiber.await(first), "2 seconds"))
+          Effect.ignore(Effect.timeout(Fiber.await(first), Defaults.FIRST_GET_WAIT))
         ))
     })
 
@@ -146,7 +147,7 @@ export const open = (
         return Http.executeAuthorized(c.s, request).pipe(
           Effect.flatMap(State.discard),
           Effect.interruptible,
-          Effect.timeout("2 seconds"),
+          Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
           Effect.ignore
         )
       })

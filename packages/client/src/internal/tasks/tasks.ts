@@ -25,14 +25,12 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 import type { Task } from "../../Task.js"
+import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Registry from "./registry.js"
 import type { TaskRef } from "./registry.js"
 import { idOf, isObject } from "./registry.js"
 import * as Wait from "./wait.js"
-
-/** How long the `tasks/cancel` of an abandoned call may take. */
-const ABANDON_TIMEOUT = Duration.seconds(10)
 
 /** What the driver needs from its connection. */
 export interface Context {
@@ -308,7 +306,13 @@ export const make = (context: Context) => {
     Effect.forkDaemon(Effect.ignore(
       Effect.flatMap(
         gate("tasks/cancel", ["cancel"]),
-        () => context.send("tasks/cancel", { taskId: task.taskId }, { timeout: ABANDON_TIMEOUT }, headers(task.taskId))
+        () =>
+          context.send(
+            "tasks/cancel",
+            { taskId: task.taskId },
+            { timeout: Defaults.TASK_CANCEL_TIMEOUT },
+            headers(task.taskId)
+          )
       )
     ))
 
