@@ -20,6 +20,7 @@ import * as Predicate from "effect/Predicate"
 import * as Tracer from "effect/Tracer"
 import type * as Protocol from "../Protocol.js"
 import type * as RpcPeer from "../RpcPeer.js"
+import type { TransportKind } from "../ServerConfig.js"
 import type * as Telemetry from "../Telemetry.js"
 import type { Transport } from "../Transport.js"
 
@@ -74,10 +75,10 @@ export const make = (
     }
   })
 
-const isHttpKind = (kind: string) => kind === "streamable_http" || kind === "http" || kind === "sse"
+const isHttpKind = (kind: TransportKind) => kind === "streamable_http" || kind === "http" || kind === "sse"
 
 /** What a transport tells about where it goes: the attributes of every span of its session. @internal */
-export const transportAttributes = (kind: string, transport: Transport | undefined): Attributes => {
+export const transportAttributes = (kind: TransportKind, transport: Transport | undefined): Attributes => {
   const attributes: Attributes = {}
   if (kind === "stdio") attributes["network.transport"] = "pipe"
   else if (isHttpKind(kind)) {
@@ -93,7 +94,7 @@ export const transportAttributes = (kind: string, transport: Transport | undefin
 
 /** The attributes of an opened session: its transport's, the negotiated version, the session id. @internal */
 export const sessionAttributes = (
-  kind: string,
+  kind: TransportKind,
   transport: Transport | undefined,
   negotiated: Protocol.Negotiated
 ): Attributes => {

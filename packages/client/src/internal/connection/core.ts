@@ -17,6 +17,7 @@ import type { CapabilityError, ConnectError, InputRequiredError, RequestError } 
 import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
+import type { TransportKind } from "../../ServerConfig.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options } from "../../ServerConnection.js"
 import * as Defaults from "../defaults.js"
@@ -100,7 +101,7 @@ export interface Sessions {
   /** The current session, open or not, without opening one. */
   readonly live: () => Session | undefined
   /** The transport kind in use (the fallback that worked, once one did). */
-  readonly kind: () => string
+  readonly kind: () => TransportKind
   readonly isHttp: () => boolean
   /** Whether the host closed the connection (its scope is closing). */
   readonly isClosed: () => boolean

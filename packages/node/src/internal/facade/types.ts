@@ -11,6 +11,7 @@ import type * as Handlers from "@mcp-effect/client/Handlers"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
+import type { TransportKind } from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener } from "@mcp-effect/client/ServerConnection"
 import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
@@ -154,7 +155,7 @@ export interface Signal {
  */
 export interface ServerHandle {
   readonly name: string
-  readonly kind: string
+  readonly kind: TransportKind
   readonly era: Negotiated["era"] | undefined
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
