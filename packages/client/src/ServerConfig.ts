@@ -10,14 +10,13 @@ import type { TransportFactory } from "./Transport.js"
 
 /**
  * The kind of a transport: one of the built-in ones, or a custom transport's own name. Shown in
- * logs and listings; the HTTP kinds (`streamable_http`, `http`, `sse`) also turn on what only
- * HTTP has (telemetry attributes, the plain-HTTP listen fallback).
+ * logs and listings; the HTTP kinds also turn on what only HTTP has (telemetry attributes,
+ * expired sessions). `string & {}` keeps a custom kind assignable while editors still offer the
+ * built-in ones.
  *
  * @since 0.1.0
  * @category models
  */
-// `string & {}` keeps custom kinds assignable while editors still offer the built-in ones.
-
 export type TransportKind = "stdio" | "streamable_http" | "http" | "sse" | "memory" | (string & {})
 
 /**
