@@ -63,4 +63,4 @@ export const getPrompt = decoder(McpSchema.GetPromptResult)
 /** @internal */
 export const readResource = decoder(McpSchema.ReadResourceResult)
 /** @internal */
-export const complete = decoder(McpSchema.CompleteResult)
+export const completeResult = decoder(McpSchema.CompleteResult)

@@ -18,7 +18,7 @@ import * as ResultCache from "./resultCache.js"
 /** What lists and reads use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "maxPages" | "cache" | "hostMeta" | "logLevel" | "session" | "isHttp" | "send" | "complete" | "withInput"
+  "server" | "maxPages" | "cache" | "hostMeta" | "logLevel" | "session" | "isHttp" | "send" | "requireComplete" | "withInput"
 >
 
 /** @internal */
@@ -158,7 +158,7 @@ export const listAll = <K extends ListKey, A>(
           onAuthorization
         }),
         (raw) =>
-          Effect.flatMap(core.complete(method, raw), () =>
+          Effect.flatMap(core.requireComplete(method, raw), () =>
             Effect.flatMap(decode(server, method, raw), (page) => {
               const pageHints = CacheHints.hintsOf(era, raw)
               if (pageHints !== undefined) {

@@ -37,7 +37,7 @@ export type Methods = Pick<
 /** What the plain methods use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "identity" | "logLevel" | "session" | "discovered" | "live" | "kind" | "send" | "gated" | "withInput"
+  "server" | "identity" | "logLevel" | "session" | "discovered" | "currentSession" | "kind" | "send" | "gated" | "withInput"
 >
 
 /** The `Mcp-Name` header of a method that names its subject (2026-07-28 HTTP). */
@@ -57,7 +57,7 @@ const nameHeader = (method: string, params: Params): Record<string, string> | un
  */
 const rawSender = (core: Needs): Send<InputRequiredError | CapabilityError> =>
   capabilityGate(core.server, core.discovered)<InputRequiredError>((request) =>
-    core.live()?.negotiated.era === "legacy"
+    core.currentSession()?.negotiated.era === "legacy"
       ? core.send(request)
       : core.withInput(Object.assign({}, request, { params: request.params ?? {} }))
   )
@@ -119,7 +119,7 @@ export const make = (core: Needs): Methods => {
     complete: (completeRequest, requestOptions) =>
       Effect.flatMap(
         core.gated({ method: "completion/complete", params: { ...completeRequest }, options: requestOptions }),
-        (raw) => Decode.complete(server, "completion/complete", raw)
+        (raw) => Decode.completeResult(server, "completion/complete", raw)
       ),
     setLogLevel: (level, requestOptions) =>
       Effect.flatMap(core.discovered, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
@@ -139,7 +139,7 @@ export const make = (core: Needs): Methods => {
         )
       }),
     notifyRootsChanged: Effect.suspend(() => {
-      const s = core.live()
+      const s = core.currentSession()
       if (
         s === undefined || !s.peer.isOpen() || s.negotiated.era !== "legacy" || core.kind() === "http" ||
         core.identity.legacyCapabilities?.roots === undefined

@@ -22,7 +22,7 @@ import type * as Protocol from "../../Protocol.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import * as Defaults from "../defaults.js"
 import * as Policies from "../policies.js"
-import type { Current, Session, Sessions, Shared } from "./core.js"
+import type { Current, Session, SessionAccess, Shared } from "./core.js"
 import * as Discovery from "./discovery.js"
 import type { Router } from "./router.js"
 import * as SessionChoice from "./sessionChoice.js"
@@ -39,7 +39,7 @@ export const make = <R>(
   config: ServerConfig<R>,
   core: Needs,
   router: Router
-): Effect.Effect<Sessions, never, Scope.Scope | R> =>
+): Effect.Effect<SessionAccess, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const { cache, options, server, state } = core
     const context = yield* Effect.context<R>()
@@ -54,7 +54,7 @@ export const make = <R>(
       ? Option.getOrUndefined(yield* Effect.serviceOption(EraCache))
       : undefined
 
-    const current: Current = { live: undefined, stale: false, closed: false }
+    const current: Current = { session: undefined, stale: false, closed: false }
     // Sessions live in a scope of their own, closed after `closed` is set: what fails because the
     // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
     const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
@@ -62,12 +62,12 @@ export const make = <R>(
       Effect.zipRight(Effect.sync(() => (current.closed = true)), state.set(ConnectionState.Closed()))
     )
     const lock = yield* Effect.makeSemaphore(1)
-    const usable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
+    const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
     const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
-      usable(current.live)
-        ? Effect.succeed(current.live)
+      reusable(current.session)
+        ? Effect.succeed(current.session)
         : lock.withPermits(1)(
-          Effect.suspend(() => usable(current.live) ? Effect.succeed(current.live) : supervisor.open)
+          Effect.suspend(() => reusable(current.session) ? Effect.succeed(current.session) : supervisor.open)
         )
     )
 
@@ -89,15 +89,15 @@ export const make = <R>(
       if (current.closed) {
         return yield* new ConnectionError({ server, message: "the connection is closed", reason: "closed" })
       }
-      if (current.live !== undefined) {
+      if (current.session !== undefined) {
         // No longer live before its scope closes: its peer's close is no death.
-        const old = current.live
-        current.live = undefined
+        const old = current.session
+        current.session = undefined
         yield* Scope.close(old.scope, Exit.void)
         cache.clear()
       }
       const opened = yield* choice.open
-      current.live = opened
+      current.session = opened
       current.stale = false
       if (opened.negotiated.era === "modern") {
         yield* discovery.remember(opened.negotiated)
@@ -119,9 +119,9 @@ export const make = <R>(
       session,
       discovered: discovery.discovered,
       reopenOnNextUse: () => {
-        current.stale = current.live !== undefined
+        current.stale = current.session !== undefined
       },
-      live: () => current.live,
+      currentSession: () => current.session,
       kind: choice.kind,
       isHttp: () => choice.kind() === "streamable_http" || choice.kind() === "http",
       isClosed: () => current.closed,

@@ -13,7 +13,7 @@ import * as Decode from "./decode.js"
 import type * as Validation from "./validation.js"
 
 /** What the task side uses of the core. @internal */
-export type Needs = Pick<Core, "server" | "options" | "tasksDeclared" | "live" | "session" | "send" | "maxPages">
+export type Needs = Pick<Core, "server" | "options" | "tasksDeclared" | "currentSession" | "session" | "send" | "maxPages">
 
 /** @internal */
 export const make = (core: Needs, validation: ReturnType<typeof Validation.make>) => {
@@ -40,7 +40,7 @@ export const make = (core: Needs, validation: ReturnType<typeof Validation.make>
     params: Record<string, unknown>,
     tool: { readonly execution?: { readonly taskSupport?: string | undefined } | undefined } | undefined
   ): Record<string, unknown> => {
-    const negotiated = core.live()?.negotiated
+    const negotiated = core.currentSession()?.negotiated
     const declared = negotiated?.era === "legacy" &&
       Predicate.isRecord(negotiated.capabilities.tasks) && Predicate.isRecord(negotiated.capabilities.tasks.requests) &&
       Predicate.isRecord(negotiated.capabilities.tasks.requests.tools) &&

@@ -326,7 +326,7 @@ export const make = (context: Context) => {
    * answered, bounded by the task's `ttlMs`; a failed or cancelled task is a `ServerError`. A
    * call interrupted or timed out (its TTL lapsed) cancels the task on the server.
    */
-  const complete = (
+  const driveToResult = (
     task: Task,
     options: RequestOptions | undefined
   ): Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError> =>
@@ -359,7 +359,7 @@ export const make = (context: Context) => {
   return {
     gate,
     created,
-    complete,
+    driveToResult,
     get,
     result,
     wait: (ref: TaskRef, options?: WaitOptions) => Effect.zipRight(check(ref), pollUntil(ref, options, true)),
