@@ -37,7 +37,16 @@ export type Methods = Pick<
 /** What the plain methods use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "identity" | "logLevel" | "session" | "discovered" | "currentSession" | "kind" | "send" | "gated" | "withInput"
+  | "server"
+  | "identity"
+  | "logLevel"
+  | "session"
+  | "discovered"
+  | "currentSession"
+  | "kind"
+  | "send"
+  | "gated"
+  | "withInput"
 >
 
 /** The `Mcp-Name` header of a method that names its subject (2026-07-28 HTTP). */

@@ -44,7 +44,9 @@ export const make = (options: {
 
   const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
     Effect.flatMap(
-      current.session !== undefined && !current.session.peer.isOpen() ? current.session.peer.closed : Effect.succeed(lastCause),
+      current.session !== undefined && !current.session.peer.isOpen()
+        ? current.session.peer.closed
+        : Effect.succeed(lastCause),
       (cause) =>
         Effect.zipRight(
           state.set(

@@ -13,7 +13,10 @@ import * as Decode from "./decode.js"
 import type * as Validation from "./validation.js"
 
 /** What the task side uses of the core. @internal */
-export type Needs = Pick<Core, "server" | "options" | "tasksDeclared" | "currentSession" | "session" | "send" | "maxPages">
+export type Needs = Pick<
+  Core,
+  "server" | "options" | "tasksDeclared" | "currentSession" | "session" | "send" | "maxPages"
+>
 
 /** @internal */
 export const make = (core: Needs, validation: ReturnType<typeof Validation.make>) => {

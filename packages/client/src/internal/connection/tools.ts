@@ -241,7 +241,10 @@ export const make = (core: Needs): ToolMethods => {
     return Effect.flatMap(
       lookup(name, args, requestOptions, augment, true, (tool) => (sentUnder = tool)),
       (request) =>
-        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.currentSession()?.negotiated.era ?? "legacy" }))
+        Effect.map(
+          toolSend(request),
+          (raw) => ({ raw, tool: sentUnder, era: core.currentSession()?.negotiated.era ?? "legacy" })
+        )
     )
   }
 
