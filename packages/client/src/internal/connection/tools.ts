@@ -261,7 +261,7 @@ export const make = (core: Needs): ToolMethods => {
     headed: boolean,
     onTool: (tool: McpSchema.Tool | undefined) => void
   ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
-    const under = (
+    const requestFor = (
       tool: McpSchema.Tool | undefined
     ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
       const refused = refusalOf(tool)
@@ -274,8 +274,8 @@ export const make = (core: Needs): ToolMethods => {
     const find = Effect.suspend(() => {
       const known = knownDefinition(name)
       return known !== undefined
-        ? under(known.tool)
-        : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
+        ? requestFor(known.tool)
+        : Effect.flatMap(listTools(), (tools) => requestFor(findTool(tools, name)))
     })
     const refresh = () => Effect.zipRight(Effect.sync(forgetTools), find)
     return find

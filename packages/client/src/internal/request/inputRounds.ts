@@ -146,8 +146,8 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
     )
   }
 
-  // The first round: with the answers it resumes from, if any.
-  const first = (request: OutgoingRequest): OutgoingRequest => {
+  // The first round carries the answers it resumes from, if any.
+  const withResume = (request: OutgoingRequest): OutgoingRequest => {
     const resume = request.resume
     if (resume === undefined) return request
     return Object.assign({}, request, {
@@ -166,13 +166,13 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
         Effect.suspend(() => {
           const startedAt = clock.unsafeCurrentTimeMillis()
           return Effect.flatMap(
-            next(first(request)),
+            next(withResume(request)),
             (result) => from(next, request, startedAt, 1, request.resume !== undefined, result)
           )
         }),
       now === undefined ? undefined : (request, onOutcome) => {
         const startedAt = clock.unsafeCurrentTimeMillis()
-        return now(first(request), (outcome) => {
+        return now(withResume(request), (outcome) => {
           if (outcome._tag === "Continue") {
             return onOutcome(proceed(Effect.flatMap(
               outcome.effect,
