@@ -46,6 +46,8 @@ const options = {
   banner: { js: banner },
   // Optional native speed-ups of ws, loaded in a try/catch.
   external: ["bufferutil", "utf-8-validate"],
+  // jsonc-parser's `main` is a UMD build whose inner `require`s esbuild cannot follow.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   legalComments: "none",
   logLevel: "warning",
   plugins: [fromDist]

@@ -4,9 +4,11 @@
  *   mcp-effect servers | tools | prompts | resources [--config FILE|HOST] [--target T]... [--server NAME] [--json]
  *   mcp-effect call [server.]tool key=value ... [--args JSON] [--allow-tool-errors]
  *   mcp-effect get-prompt NAME key=value ... | read URI | listen --tools ... | demo
+ *   mcp-effect doctor [SERVER|TARGET] [--json]
  *
- * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file,
- * or a host: `claude`, `claude-code`, `cursor`, `vscode`, `windsurf`); without either, from
+ * Servers come from `--target`s (a URL, a command line, `stdio://…`) and `--config` (a file —
+ * any host's format, a registry `server.json` or an `.mcpb` bundle — or a host: `claude`,
+ * `claude-code`, `cursor`, `vscode`, `windsurf`, `codex`, `opencode`, `gemini`, `zed`); without either, from
  * `$MCP_CONFIG`, `./.mcp.json` or `./mcp.json`; without a configuration, from the embedded demo
  * server, which stderr says. Exit status: 0 ok, 1 error, 2 usage, 130 interrupted.
  * `docs/cli.md` has the details.
@@ -40,6 +42,7 @@ import * as Stream from "effect/Stream"
 import * as Demo from "./Demo.js"
 import * as Arguments from "./internal/arguments.js"
 import * as Diagnostics from "./internal/diagnostics.js"
+import * as Doctor from "./internal/doctor.js"
 import * as errors from "./internal/errors.js"
 import * as format from "./internal/format.js"
 import * as Help from "./internal/help.js"
@@ -119,6 +122,8 @@ export interface CommonOptions {
   /** `--env K=V` words, for every stdio server. */
   readonly env: ReadonlyArray<string>
   readonly inheritEnv: boolean
+  /** `--user-config KEY=VALUE` words: the answers to an `.mcpb` bundle's questions. */
+  readonly userConfig: ReadonlyArray<string>
 }
 
 /**
@@ -160,6 +165,10 @@ const common = {
   ),
   inheritEnv: Options.boolean("inherit-env").pipe(
     Options.withDescription("stdio servers get this shell's whole environment")
+  ),
+  userConfig: Options.text("user-config").pipe(
+    Options.withDescription("KEY=VALUE answering an .mcpb bundle's user_config; repeatable"),
+    Options.repeated
   )
 }
 
@@ -238,7 +247,8 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   proxy: Option.orElse(own.proxy, () => parent.proxy),
   noEraCache: parent.noEraCache || own.noEraCache,
   env: [...parent.env, ...own.env],
-  inheritEnv: parent.inheritEnv || own.inheritEnv
+  inheritEnv: parent.inheritEnv || own.inheritEnv,
+  userConfig: [...parent.userConfig, ...own.userConfig]
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -273,6 +283,7 @@ const resolved = <A, E, R>(
         config: Option.getOrUndefined(options.config),
         oauth: oauthOf(options),
         environment: { env: yield* Arguments.environment(options.env), inheritEnv: options.inheritEnv },
+        userConfig: options.userConfig,
         lookup
       })
       session.diagnostics.setServers(servers.servers)
@@ -518,6 +529,35 @@ const withRoot = <A, E, R>(options: CommonOptions, body: (options: CommonOptions
     return verbosely(merged, body(merged))
   })
 
+/** `doctor [SERVER|TARGET]`: every step of a connection, with its timing and a hint on failure. */
+const doctor = Command.make(
+  "doctor",
+  { ...common, subject: Args.text({ name: "server|target" }).pipe(Args.optional) },
+  ({ subject, ...options }) =>
+    withRoot(options, (merged) =>
+      withProxy(
+        merged,
+        Effect.gen(function*() {
+          const { mode } = yield* Diagnostics.Session
+          const list = yield* Doctor.subjects({
+            word: Option.getOrUndefined(subject),
+            targets: merged.target,
+            config: Option.getOrUndefined(merged.config),
+            server: Option.getOrUndefined(merged.server)
+          })
+          const reports = yield* Doctor.diagnoseAll(list, Option.getOrUndefined(merged.timeout))
+          yield* Output.emit(mode, { reports }, () => Doctor.text(reports, mode.stdoutAnsi))
+          const failed = reports.filter((report) => !report.ok).map((report) => report.name)
+          if (failed.length > 0) {
+            return yield* new errors.UnavailableError({
+              servers: failed,
+              message: `${failed.length} of ${format.plural(reports.length, "server")} failed a step`
+            })
+          }
+        })
+      ))
+)
+
 // `demo` does not look for a configuration file: the demo is the embedded server's, unless named.
 const demo = Command.make("demo", common, (options) => withRoot(options, (o) => resolved(o, false, demoWith)))
 
@@ -549,7 +589,7 @@ const bare = (options: CommonOptions) =>
 export const command = root.pipe(
   Command.withHandler((options) => bare(options)),
   Command.withDescription("inspect and call Model Context Protocol servers"),
-  Command.withSubcommands([servers, tools, call, prompts, getPrompt, resources, read, listen, demo])
+  Command.withSubcommands([servers, tools, call, prompts, getPrompt, resources, read, listen, doctor, demo])
 )
 
 /**

@@ -66,6 +66,13 @@ export interface ChildProcess {
   readonly kill: (signal: "SIGTERM" | "SIGKILL") => void
   /** Resolves once the process exited and its output was delivered. */
   readonly exited: Effect.Effect<ExitStatus>
+  /**
+   * Stops (`true`) or resumes (`false`) reading stdout: no `onStdout` call while stopped, the
+   * pipe filling up until the process blocks on its writes. A spawner without it reads on.
+   *
+   * @since 0.2.0
+   */
+  readonly pauseStdout?: ((paused: boolean) => void) | undefined
 }
 
 /**

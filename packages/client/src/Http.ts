@@ -65,8 +65,9 @@ export const config = (options: Options): ServerConfig<HttpClient.HttpClient> =>
  * chunk as it arrives, which costs far less per response than a `Stream`. The HTTP transports
  * use it when a response has it (`@mcp-effect/node`'s `UndiciHttpClient` does) and read
  * `response.stream` otherwise. `onChunk` runs synchronously and returns `false` to stop reading
- * (the rest of the exchange is abandoned); the effect completes at the body's end, and
- * interrupting it abandons the exchange.
+ * (the rest of the exchange is abandoned), or a {@link BodyReaderPause} to stop the socket until
+ * the receiver says to go on; the effect completes at the body's end, and interrupting it
+ * abandons the exchange.
  *
  * @since 0.1.0
  * @category body reading
@@ -84,6 +85,15 @@ export type BodyReaderTypeId = typeof BodyReaderTypeId
  * @category body reading
  */
 export type BodyReader = internal.BodyReader
+
+/**
+ * What `onChunk` returns to pause a body: called once with `resume`, which the receiver calls
+ * with `true` to read on or `false` to stop. A reader that cannot pause reads on.
+ *
+ * @since 0.2.0
+ * @category body reading
+ */
+export type BodyReaderPause = internal.BodyReaderPause
 
 /**
  * Marks an `HttpClient` (or one of its responses) whose bodies arrive as the server sent them,

@@ -148,6 +148,15 @@ export interface Options<R = never> {
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Most pages one list call follows (default 100). */
   readonly maxPages?: number | undefined
+  /**
+   * Connect each server on its first use instead of at once, so that a host with many configured
+   * servers starts without waiting for them (`make` then fails for none of them: a server that
+   * cannot connect fails the requests sent to it). A request to every server (`listTools`, …)
+   * connects the ones not yet connected, at most `maxConcurrentConnects` at a time. Added in 0.2.0.
+   */
+  readonly lazy?: boolean | undefined
+  /** With `lazy`, how many servers one request to every server connects at a time (default 16). */
+  readonly maxConcurrentConnects?: number | undefined
   /** A listener registered before any server connects, so it also sees the first notifications. */
   readonly onNotification?: NotificationListener | undefined
   /** Answers servers' requests for input (elicitation, sampling, roots). */

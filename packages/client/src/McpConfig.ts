@@ -7,7 +7,12 @@
  * ```
  *
  * `mcpServers` is Claude Desktop's, Cursor's, Windsurf's and Claude Code's (`.mcp.json`);
- * `servers` is VS Code's (`mcp.json`, or `mcp.servers` in its settings). An entry's `type` is
+ * `servers` is VS Code's (`mcp.json`, or `mcp.servers` in its settings). The other hosts'
+ * documents are read into that shape: Codex's `config.toml` (`[mcp_servers.<name>]`),
+ * OpenCode's `opencode.json(c)` (`mcp`, `local`/`remote`), Gemini CLI's `settings.json` (where
+ * `url` is HTTP+SSE and `httpUrl` Streamable HTTP), Zed's `context_servers`, and the MCP
+ * registry's `server.json` (a package launched by its registry type, or a remote; a required
+ * variable it declares and the environment lacks is reported as missing). An entry's `type` is
  * `stdio`, `http` (Streamable HTTP, also spelled `streamable-http`, `streamable_http`,
  * `streamableHttp`), `sse` or `plain_http` (JSON-RPC over plain POSTs); without one, `command`
  * means stdio and `url` Streamable HTTP. `${VAR}`, `${env:VAR}` and `${VAR:-default}` are
@@ -26,12 +31,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Http from "./Http.js"
+import * as Formats from "./internal/config/formats.js"
 import * as internal from "./internal/mcpConfig.js"
 import { httpUrlError } from "./internal/url.js"
 import type { McpAuth } from "./McpAuth.js"
 import { ConfigError } from "./McpError.js"
 import type * as OAuth from "./OAuth.js"
-import type { ServerConfig } from "./ServerConfig.js"
+import type { ServerConfig, ToolFilter } from "./ServerConfig.js"
 import * as Sse from "./Sse.js"
 import * as Stdio from "./Stdio.js"
 import * as StreamableHttp from "./StreamableHttp.js"
@@ -56,6 +62,11 @@ export interface StdioEntry {
   readonly readTimeout?: number | undefined
   /** `"disabled": true`: listed, never connected. */
   readonly disabled: boolean
+  /**
+   * The tool filter from `includeTools` (allowed names) and `excludeTools` / `disabledTools`
+   * (denied names), `*` globs. Added in 0.2.0.
+   */
+  readonly tools?: ToolFilter | undefined
 }
 
 /**
@@ -77,6 +88,11 @@ export interface HttpEntry {
   readonly endpoint?: string | undefined
   readonly oauth?: OAuthSettings | undefined
   readonly disabled: boolean
+  /**
+   * The tool filter from `includeTools` (allowed names) and `excludeTools` / `disabledTools`
+   * (denied names), `*` globs. Added in 0.2.0.
+   */
+  readonly tools?: ToolFilter | undefined
 }
 
 /**
@@ -220,8 +236,9 @@ const prefixed = (source: string | undefined, message: string): string =>
   source === undefined ? message : `${source}: ${message}`
 
 /**
- * The entries of a parsed document, validated and with their `${…}` references expanded, in
- * file order (disabled ones included). Unknown fields and VS Code's `inputs` are logged as
+ * The entries of a parsed document (any host's: see the module's description; a Gemini CLI
+ * document is told by its `source` path), validated and with their `${…}` references expanded,
+ * in file order (disabled ones included). Unknown fields and VS Code's `inputs` are logged as
  * warnings; every problem is one line of the `ConfigError`'s message.
  *
  * @since 0.1.0
@@ -232,8 +249,11 @@ export const decode = (
   options: Omit<ParseOptions, "oauth"> = {}
 ): Effect.Effect<ReadonlyArray<Entry>, ConfigError> =>
   Effect.gen(function*() {
-    const decoded = internal.decode(document, yield* variablesOf(document, options))
-    for (const warning of decoded.warnings) yield* Effect.logWarning(prefixed(options.source, warning))
+    const common = Formats.normalize(document, options.source)
+    const decoded = internal.decode(common.document, yield* variablesOf(common.document, options))
+    for (const warning of [...common.warnings, ...decoded.warnings]) {
+      yield* Effect.logWarning(prefixed(options.source, warning))
+    }
     if (decoded.problems.length > 0) {
       return yield* new ConfigError({
         message: decoded.problems.map((problem) => prefixed(options.source, problem)).join("\n")
@@ -260,6 +280,9 @@ const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSe
     hook({ name: entry.name, url: entry.url, settings })
   )
 }
+
+const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> =>
+  entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
 
 const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
 
@@ -297,15 +320,18 @@ export const toConfig = <R = never>(
   options: ParseOptions<R> = {}
 ): Effect.Effect<ServerConfig<Requirements>, ConfigError, R> => {
   if (entry.type === "stdio") {
-    return Effect.succeed(Stdio.config({
-      name: entry.name,
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      inheritEnv: entry.inheritEnv,
-      cwd: entry.cwd,
-      readTimeout: seconds(entry.readTimeout)
-    }))
+    return Effect.succeed(withTools(
+      Stdio.config({
+        name: entry.name,
+        command: entry.command,
+        args: entry.args,
+        env: entry.env,
+        inheritEnv: entry.inheritEnv,
+        cwd: entry.cwd,
+        readTimeout: seconds(entry.readTimeout)
+      }),
+      entry
+    ))
   }
   const refused = (error: ConfigError) =>
     Effect.fail(new ConfigError({ message: `server "${entry.name}": ${error.message}` }))
@@ -314,7 +340,7 @@ export const toConfig = <R = never>(
   if (urlError !== undefined) return refused(urlError)
   const auth = entry.oauth === undefined ? Effect.succeed(undefined) : authOf(options, entry, entry.oauth)
   return Effect.flatMap(auth, (auth) => {
-    const config = httpConfig(entry, auth)
+    const config = withTools(httpConfig(entry, auth), entry)
     return config.configError === undefined ? Effect.succeed(config) : refused(config.configError)
   })
 }
@@ -347,7 +373,8 @@ const hostHint = (path: string): string => {
 }
 
 /**
- * Reads a configuration file as JSON (comments and trailing commas allowed). A missing file
+ * Reads a configuration file: TOML when its name ends in `.toml` (Codex), else JSON (comments
+ * and trailing commas allowed). The document is returned as written. A missing file
  * whose name is a bare word close to a host's name says which host was probably meant.
  *
  * @since 0.1.0
@@ -366,7 +393,7 @@ export const read = (path: string): Effect.Effect<unknown, ConfigError, FileSyst
       )
     )
     return yield* Either.mapLeft(
-      internal.parseJson(text),
+      Formats.parse(path, text),
       (problem) => new ConfigError({ message: `${path}: ${problem}` })
     )
   })
@@ -407,13 +434,32 @@ export const load = <R = never>(
  * @since 0.1.0
  * @category models
  */
-export type Host = "claude" | "claude-code" | "cursor" | "vscode" | "windsurf"
+export type Host =
+  | "claude"
+  | "claude-code"
+  | "cursor"
+  | "vscode"
+  | "windsurf"
+  | "codex"
+  | "opencode"
+  | "gemini"
+  | "zed"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export const hosts: ReadonlyArray<Host> = ["claude", "claude-code", "cursor", "vscode", "windsurf"]
+export const hosts: ReadonlyArray<Host> = [
+  "claude",
+  "claude-code",
+  "cursor",
+  "vscode",
+  "windsurf",
+  "codex",
+  "opencode",
+  "gemini",
+  "zed"
+]
 
 /**
  * @since 0.1.0
@@ -433,13 +479,15 @@ export interface HostEnvironment {
   readonly home: string
   /** `%APPDATA%` (Windows). */
   readonly appData?: string | undefined
-  /** `$XDG_CONFIG_HOME` (Linux and other Unixes). */
+  /** `$XDG_CONFIG_HOME` (Linux and other Unixes; OpenCode and Zed follow it on macOS too). */
   readonly xdgConfigHome?: string | undefined
+  /** `$CODEX_HOME`: where Codex keeps `config.toml` (default `~/.codex`). */
+  readonly codexHome?: string | undefined
 }
 
 /**
  * The host environment from the `ConfigProvider` (`HOME` or `USERPROFILE`, `APPDATA`,
- * `XDG_CONFIG_HOME`) and the platform of the running process.
+ * `XDG_CONFIG_HOME`, `CODEX_HOME`) and the platform of the running process.
  *
  * @since 0.1.0
  * @category lookup
@@ -453,7 +501,8 @@ export const hostEnvironment: Effect.Effect<HostEnvironment, ConfigError> = Effe
     platform,
     home,
     appData: nonEmpty(yield* optionalEnv("APPDATA")),
-    xdgConfigHome: nonEmpty(yield* optionalEnv("XDG_CONFIG_HOME"))
+    xdgConfigHome: nonEmpty(yield* optionalEnv("XDG_CONFIG_HOME")),
+    codexHome: nonEmpty(yield* optionalEnv("CODEX_HOME"))
   }
 })
 
@@ -463,7 +512,11 @@ export const hostEnvironment: Effect.Effect<HostEnvironment, ConfigError> = Effe
  * `claude_desktop_config.json` (`~/Library/Application Support/Claude` on macOS,
  * `%APPDATA%\Claude` on Windows, `~/.config/Claude` elsewhere), `~/.claude.json`,
  * `~/.cursor/mcp.json`, VS Code's user `mcp.json` then `settings.json` (in `Code/User` under
- * the same folders as Claude's), `~/.codeium/windsurf/mcp_config.json`.
+ * the same folders as Claude's), `~/.codeium/windsurf/mcp_config.json`; Codex's
+ * `.codex/config.toml` then `~/.codex/config.toml` (`$CODEX_HOME`), OpenCode's
+ * `opencode.json(c)` then `~/.config/opencode/opencode.json(c)`, Gemini CLI's
+ * `.gemini/settings.json` then `~/.gemini/settings.json`, Zed's `.zed/settings.json` then
+ * `~/.config/zed/settings.json` (`%APPDATA%\Zed\settings.json` on Windows). See docs/config.md.
  *
  * @since 0.1.0
  * @category lookup

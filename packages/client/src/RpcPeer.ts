@@ -2,7 +2,7 @@
  * JSON-RPC correlation over one transport: request ids, the pending map, timeouts,
  * cancellation, progress routing and answering server-initiated requests (under one budget: at
  * most `maxConcurrentServerRequests` answers in the transport at once, however many the server
- * sends).
+ * sends; every request read is answered, a flood pausing the transport's reading instead).
  *
  * Requests complete through a callback registered in the pending map, and all deadlines are
  * watched by one fiber sleeping on `Clock` until the earliest one — no timer or fiber per
@@ -93,7 +93,11 @@ export interface Options<R> {
   readonly maxConcurrentServerRequests?: number | undefined
   /**
    * Refusals waiting for a free answer slot (default 1,024, and 1 Mi characters of string ids);
-   * past it a refusal is dropped unanswered and counted in the log summary.
+   * past it the transport is asked to stop reading until the queue is down to half
+   * (`TransportSink.backpressure`), so every request read is answered. A stream stopped for
+   * longer than `defaultTimeoutMs` fails with `ConnectionError`. Only a transport that does not
+   * stop can push the queue to 64 times this bound (4 times the id characters), past which
+   * refusals are dropped unanswered and counted in the log summary.
    */
   readonly maxQueuedRefusals?: number | undefined
   /** Refused server requests are logged as one summary line per this interval (default 5 seconds). */

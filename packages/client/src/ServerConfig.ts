@@ -80,4 +80,25 @@ export interface ServerConfig<R = never> {
    * @since 0.2.0
    */
   readonly describe?: (() => string) | undefined
+  /**
+   * Which of the server's tools the client shows and calls: `include` and `exclude` lists of
+   * names with `*` globs (`"github_*"`). A filtered tool is in no list (nor `findTool`, the AI
+   * bridges or the LLM formats), and calling it fails with `ToolNotFoundError`, nothing sent.
+   * Config files set it from `includeTools`, `excludeTools` and `disabledTools`.
+   *
+   * @since 0.2.0
+   */
+  readonly tools?: ToolFilter | undefined
+}
+
+/**
+ * Allow and deny lists of tool names, with `*` globs; a name must match an `include` pattern
+ * (when there are any) and no `exclude` pattern.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolFilter {
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
 }

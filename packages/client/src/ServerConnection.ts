@@ -22,6 +22,7 @@ import type {
   InputRequiredError,
   ServerNotFoundError,
   TaskReplacedError,
+  ToolNotFoundError,
   ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -182,6 +183,11 @@ export interface Options {
   readonly onNotification: NotificationListener
   /** Most pages one list call follows before it stops with a warning (default 100). */
   readonly maxPages?: number | undefined
+  /**
+   * `make` returns without connecting: the session opens with the first request (or
+   * `connect`). Added in 0.2.0.
+   */
+  readonly lazy?: boolean | undefined
   /** Spans and metrics (default: when a tracer is installed); see `Telemetry.Options`. */
   readonly tracing?: Telemetry.Options["tracing"]
   /** W3C trace context in each request's `params._meta` while tracing (default `true`). */
@@ -289,7 +295,10 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: RequestOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>
+  ) => Effect.Effect<
+    McpSchema.CallToolResult,
+    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError
+  >
   /**
    * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
    * facade): see `UnsafeCallTool`. Optional: a connection whose request path never offers a
@@ -305,7 +314,10 @@ export interface ServerConnection {
     name: string,
     args?: Record<string, unknown>,
     options?: TaskCallOptions
-  ) => Effect.Effect<Task.Task, ConnectError | CapabilityError | InputRequiredError | ValidationError>
+  ) => Effect.Effect<
+    Task.Task,
+    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError
+  >
   /** `tasks/get`: the task's current state (on 2026-07-28 with its result or input requests inline). */
   readonly getTask: (
     task: Task.Task | string,

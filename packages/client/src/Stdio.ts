@@ -13,8 +13,9 @@ import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import { ChildProcessSpawner } from "./ChildProcess.js"
-import type { ExitStatus } from "./ChildProcess.js"
+import type { ChildProcess, ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
+import * as Backpressure from "./internal/backpressure.js"
 import * as Defaults from "./internal/defaults.js"
 import { classify, withDetail } from "./internal/failure.js"
 import * as Limits from "./internal/limits.js"
@@ -152,10 +153,30 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     })
     // Whether the process wrote anything to stdout: a handshake that failed in silence is then explained.
     let heard = false
+    let stopped = false
+    // Set once spawned: the first chunks may arrive before (the queue is empty then).
+    let spawned: ChildProcess | undefined = undefined
     const tail = stderrPiped ? StderrTail.make() : undefined
     const logLines = stderrPiped && logsStderr
       ? stderrLines((line) => runFork(Effect.logDebug(`${server} stderr: ${sanitizeLogLine(line)}`)))
       : undefined
+
+    // A full queue of answers to the server's requests stops reading stdout (the pipe fills, the
+    // server blocks on its writes) until it drains; stopped for too long, the connection closes.
+    const stopIfFull = () => {
+      const wait = Backpressure.wait(sink.backpressure, server, "reading the server's stdout")
+      const child = spawned
+      if (wait === undefined || child?.pauseStdout === undefined) return
+      stopped = true
+      child.pauseStdout(true)
+      runFork(Effect.match(wait, {
+        onFailure: (error) => sink.onClose(error),
+        onSuccess: () => {
+          stopped = false
+          child.pauseStdout?.(false)
+        }
+      }))
+    }
 
     const proc = yield* spawner.spawn({
       command: options.command,
@@ -166,6 +187,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       onStdout: (chunk) => {
         heard = true
         decoder.push(chunk)
+        if (!stopped) stopIfFull()
       },
       onStderr: tail === undefined
         ? () => {}
@@ -185,6 +207,7 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
         })
       })
     )
+    spawned = proc
 
     // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
     // uninterruptible: each bounded wait must be made interruptible for its timeout to work.

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { AuthFailure } from "./McpAuth.js"
@@ -34,6 +35,31 @@ export interface TransportSink {
    * an OAuth flow may be waiting for a person. Request deadlines stand still meanwhile.
    */
   readonly onAuthorizing?: ((active: boolean) => void) | undefined
+  /**
+   * Flow control: when present, a transport checks it between the chunks it reads and stops
+   * reading while it says so (see {@link Backpressure}).
+   */
+  readonly backpressure?: Backpressure | undefined
+}
+
+/**
+ * The receiver's request to stop reading: its queue of answers to server requests is full. A
+ * transport that honours it stops reading its stream (an SSE stream, a process's stdout) at the
+ * next chunk boundary and resumes once `resumed` completes; a stream that stays stopped longer
+ * than `stallTimeout` is failed with `ConnectionError` (the answers do not drain: the server
+ * does not take them) and handled as any dropped stream. What one chunk holds is taken in full:
+ * a pause never splits or drops messages.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Backpressure {
+  /** Whether reading should stop now. */
+  readonly paused: () => boolean
+  /** Completes once the receiver takes messages again (at once when it does already). */
+  readonly resumed: Effect.Effect<void>
+  /** How long a stream may stay stopped before it is failed. */
+  readonly stallTimeout: Duration.Duration
 }
 
 /**

@@ -15,6 +15,10 @@ export * as EraCache from "./EraCache.js"
  */
 export * as InMemory from "./InMemory.js"
 /**
+ * @since 0.2.0
+ */
+export * as McpBundle from "./McpBundle.js"
+/**
  * @since 0.1.0
  */
 export * as McpClient from "./McpClient.js"

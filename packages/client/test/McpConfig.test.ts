@@ -185,6 +185,34 @@ describe("McpConfig errors", () => {
       ]])
     }))
 
+  it.effect("includeTools, excludeTools and disabledTools become the server's tool filter", () =>
+    Effect.gen(function*() {
+      const document = {
+        mcpServers: {
+          gemini: { command: "gemini-tools", includeTools: ["read_*"], excludeTools: ["read_secret"] },
+          cursor: { url: "https://c.example.com/mcp", disabledTools: ["delete_*"] },
+          plain: { command: "plain" },
+          bad: { command: "x", includeTools: "read_*" }
+        }
+      }
+      assert.deepStrictEqual(yield* failure(McpConfig.decode(document)), [
+        "server \"bad\": includeTools: expected an array of strings, got a string"
+      ])
+      delete (document.mcpServers as Record<string, unknown>).bad
+      const { result } = yield* run(McpConfig.decode(document))
+      assert.deepStrictEqual(result.map((entry) => entry.tools), [
+        { include: ["read_*"], exclude: ["read_secret"] },
+        { exclude: ["delete_*"] },
+        undefined
+      ])
+      const configs = yield* McpConfig.parse(document)
+      assert.deepStrictEqual(configs.map((config) => config.tools), [
+        { include: ["read_*"], exclude: ["read_secret"] },
+        { exclude: ["delete_*"] },
+        undefined
+      ])
+    }))
+
   it.effect("a VS Code ${input:…} reference and a malformed reference are errors", () =>
     Effect.gen(function*() {
       const document = {
@@ -204,7 +232,7 @@ describe("McpConfig errors", () => {
         Effect.map((e) => e.message.split("\n")),
         Effect.provide(fileSystem(files))
       )
-      assert.match(syntax!, /^bad\.json: not valid JSON at line 3, column 24: /)
+      assert.match(syntax!, /^bad\.json: not valid JSON at line 3, column 23: unexpected token/)
       const missing = yield* Effect.flip(McpConfig.load("gone.json")).pipe(Effect.provide(fileSystem(files)))
       assert.strictEqual(missing.message, "gone.json: no such file")
       assert.deepStrictEqual(yield* failure(McpConfig.decode({ servers: [] })), [
@@ -274,7 +302,7 @@ describe("McpConfig lookup", () => {
       assert.strictEqual(yield* missing("claude_code"), "claude_code: no such file (did you mean claude-code?)")
       assert.strictEqual(
         yield* missing("servers"),
-        "servers: no such file (nor a host: claude, claude-code, cursor, vscode, windsurf)"
+        "servers: no such file (nor a host: claude, claude-code, cursor, vscode, windsurf, codex, opencode, gemini, zed)"
       )
       assert.strictEqual(yield* missing("./claud.json"), "./claud.json: no such file")
     }))
@@ -287,7 +315,9 @@ describe("McpConfig lookup", () => {
 
   it("knows where Claude Desktop, Cursor and VS Code keep their files on macOS, Windows and Linux", () => {
     const paths = (platform: string) =>
-      Object.fromEntries(McpConfig.hosts.map((host) => [host, McpConfig.hostPaths(host, environment(platform))]))
+      Object.fromEntries(
+        McpConfig.hosts.slice(0, 5).map((host) => [host, McpConfig.hostPaths(host, environment(platform))])
+      )
     assert.deepStrictEqual(paths("darwin"), {
       claude: ["/Users/ada/Library/Application Support/Claude/claude_desktop_config.json"],
       "claude-code": ["./.mcp.json", "/Users/ada/.claude.json"],

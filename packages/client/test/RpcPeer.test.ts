@@ -75,6 +75,7 @@ const gated = (options: Partial<RpcPeer.Options<never>>) =>
     return {
       inject: (message: unknown) => sink!.onMessage(message),
       open: Deferred.succeed(gate, void 0),
+      backpressure: () => sink!.backpressure!,
       answers,
       inFlight,
       drained
@@ -263,7 +264,7 @@ describe("RpcPeer", () => {
       assert.strictEqual((t.sent[0]!.error as Message).code, -32603)
     }))
 
-  it.scoped("a flood of 10,000 server requests: answers bounded in flight, refusals queued then dropped, one summary", () => {
+  it.scoped("a flood of 10,000 server requests: answers bounded in flight, a full queue pauses the transport, every request answered, one summary", () => {
     const logs = captureLogs()
     return Effect.gen(function*() {
       const t = yield* gated({
@@ -271,31 +272,56 @@ describe("RpcPeer", () => {
         maxQueuedRefusals: 100,
         onRequest: (method) => method === "roots/list" ? Effect.succeed({ roots: [] }) : undefined
       })
-      for (let id = 0; id < 10_000; id++) {
+      const backpressure = t.backpressure()
+      const flood = (id: number) =>
         t.inject({ jsonrpc: "2.0", id, method: id % 2 === 0 ? "roots/list" : "elicitation/create", params: {} })
-      }
+      // A transport reads on until the queue is full: the 4 accepted (0, 2, 4, 6) and 100 refusals.
+      let next = 0
+      while (!backpressure.paused()) flood(next++)
+      assert.strictEqual(next, 104)
       for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
       assert.strictEqual(t.inFlight.max, 4)
       yield* t.open
-      // The 4 accepted (0, 2, 4, 6) and the first 100 refusals (1, 3, 5 not served; 7… over the budget).
-      yield* t.drained(104)
+      // It reads on as the queue drains: paused again whenever it is full, never past it.
+      while (next < 10_000) {
+        yield* backpressure.resumed
+        while (next < 10_000 && !backpressure.paused()) flood(next++)
+      }
+      yield* t.drained(10_000)
       assert.strictEqual(t.inFlight.max, 4)
       const byId = new Map(t.answers.map((a) => [a.id as number, a]))
-      assert.deepStrictEqual([...byId.keys()].sort((a, b) => a - b), Array.from({ length: 104 }, (_, i) => i))
-      assert.strictEqual(t.answers.length, 104)
+      assert.strictEqual(byId.size, 10_000)
+      assert.strictEqual(t.answers.length, 10_000)
       for (const id of [0, 2, 4, 6]) assert.deepStrictEqual(byId.get(id)!.result, { roots: [] })
       assert.deepStrictEqual(byId.get(1)!.error, { code: -32601, message: "Method not found" })
       assert.deepStrictEqual(byId.get(8)!.error, { code: -32603, message: "Too many concurrent requests" })
       // The budget is free again.
       t.inject({ jsonrpc: "2.0", id: "after", method: "roots/list" })
-      yield* t.drained(105)
+      yield* t.drained(10_001)
       assert.deepStrictEqual(t.answers.at(-1), { jsonrpc: "2.0", id: "after", result: { roots: [] } })
       assert.deepStrictEqual(logs.lines, [])
       yield* TestClock.adjust("5 seconds")
+      assert.strictEqual(logs.lines.length, 1)
+      assert.match(
+        logs.lines[0]!,
+        /^test: refused \d+ server requests in the last 5s \(\d+ over the concurrency budget, \d+ for methods this client does not serve\): elicitation\/create ×5000, roots\/list ×\d+$/
+      )
+    }).pipe(Effect.provide(logs.layer))
+  })
+
+  it.scoped("a transport that does not pause: refusals past 64 times the queue are dropped and counted", () => {
+    const logs = captureLogs()
+    return Effect.gen(function*() {
+      const t = yield* gated({ maxConcurrentServerRequests: 1, maxQueuedRefusals: 10, onRequest: () => Effect.never })
+      for (let id = 0; id < 1_000; id++) t.inject({ jsonrpc: "2.0", id, method: "roots/list" })
+      yield* t.open
+      // The one accepted never answers; 640 refusals are queued and answered.
+      yield* t.drained(640)
+      assert.deepStrictEqual(t.answers.map((a) => a.id), Array.from({ length: 640 }, (_, i) => i + 1))
+      yield* TestClock.adjust("5 seconds")
       assert.deepStrictEqual(logs.lines, [
-        "test: refused 9996 server requests in the last 5s (9993 over the concurrency budget, 3 for methods this " +
-        "client does not serve; 9896 of them dropped unanswered, the answer queue being full): " +
-        "elicitation/create ×5000, roots/list ×4996"
+        "test: refused 999 server requests in the last 5s (999 over the concurrency budget; 359 of them dropped " +
+        "unanswered, the transport not stopping for a full answer queue): roots/list ×999"
       ])
     }).pipe(Effect.provide(logs.layer))
   })
@@ -303,12 +329,16 @@ describe("RpcPeer", () => {
   it.scoped("queued refusals are bounded by the characters of their ids too", () =>
     Effect.gen(function*() {
       const t = yield* gated({ maxConcurrentServerRequests: 1 })
-      // 1 Mi characters of ids may wait: 16 ids of 64 Ki characters, not 17.
+      // 1 Mi characters of ids fill the queue: 16 ids of 64 Ki characters.
       const ids = Array.from({ length: 30 }, (_, i) => `${i}`.padEnd(64 * 1024, "x"))
-      for (const id of ids) t.inject({ jsonrpc: "2.0", id, method: "sampling/createMessage" })
+      let next = 0
+      while (!t.backpressure().paused()) t.inject({ jsonrpc: "2.0", id: ids[next++], method: "sampling/createMessage" })
+      assert.strictEqual(next, 16)
       yield* t.open
-      yield* t.drained(16)
-      assert.deepStrictEqual(t.answers.map((a) => a.id), ids.slice(0, 16))
+      yield* t.backpressure().resumed
+      while (next < ids.length) t.inject({ jsonrpc: "2.0", id: ids[next++], method: "sampling/createMessage" })
+      yield* t.drained(30)
+      assert.deepStrictEqual(t.answers.map((a) => a.id), ids)
     }))
 
   it.scoped("summarises refusals per interval with server text escaped, one line per interval", () => {

@@ -60,6 +60,7 @@ export const layer: Layer.Layer<ChildProcessSpawner> = Layer.succeed(ChildProces
       write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
       endInput: () => void child.stdin!.end(),
       kill: (signal) => killGroup(child, signal),
-      exited: Deferred.await(exited)
+      exited: Deferred.await(exited),
+      pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume())
     }))
 })

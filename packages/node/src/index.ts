@@ -7,6 +7,18 @@ export * as Connect from "./Connect.js"
  */
 export * as NodeChildProcess from "./NodeChildProcess.js"
 /**
+ * @since 0.2.0
+ */
+export * as NodeDoctor from "./NodeDoctor.js"
+/**
+ * @since 0.2.0
+ */
+export { doctor } from "./NodeDoctor.js"
+/**
+ * @since 0.2.0
+ */
+export * as NodeMcpBundle from "./NodeMcpBundle.js"
+/**
  * @since 0.1.0
  */
 export * as NodeMcpClient from "./NodeMcpClient.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConnectionError } from "@mcp-effect/client/McpError"
+import { ConnectionError, ToolNotFoundError } from "@mcp-effect/client/McpError"
 import type * as Connect from "@mcp-effect/node/Connect"
 import { connect, connectFromConfig } from "@mcp-effect/node/Connect"
 import * as fs from "node:fs"
@@ -90,6 +90,21 @@ describe("the facade: parity with the Effect API", () => {
     const client = await connect(commandLine, { logLevel: "Debug", logger })
     await client.close()
     assert.isDefined(lines.find((l) => l.startsWith("debug ") && l.includes("fake server ready")))
+  })
+
+  it("tools: { exclude } hides a tool and refuses its call, nothing sent (stdio)", async () => {
+    const client = await connect(commandLine, { tools: { exclude: ["add", "bl*"] } })
+    try {
+      const names = (await client.listTools()).map((t) => t.name)
+      assert.include(names, "echo")
+      assert.notInclude(names, "add")
+      assert.notInclude(names, "blob")
+      const error = await client.callTool("add", { a: 1, b: 2 }).catch((e: unknown) => e)
+      assert.instanceOf(error, ToolNotFoundError)
+      assert.strictEqual((await client.callTool("echo", { message: "still" })).isError, undefined)
+    } finally {
+      await client.close()
+    }
   })
 
   it("connectFromConfig reads an mcpServers file through the McpConfig loader", async () => {

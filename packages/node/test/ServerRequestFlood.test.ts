@@ -1,137 +1,93 @@
 /**
- * A legacy HTTP+SSE server that floods the client with requests over its stream while its answer
- * endpoint stalls: the client keeps a bounded number of answer POSTs open and bounded memory.
+ * A legacy HTTP+SSE server that floods the client with 10,000 requests over its stream (issue
+ * #32, point 1), and one over a Streamable HTTP GET stream: every request gets its answer (a
+ * result or a refusal) through a bounded number of answer POSTs, the client pausing its reading
+ * while its answer queue is full; a stream whose answers do not drain is closed with
+ * `ConnectionError` and the connection reopened.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Sse from "@mcp-effect/client/Sse"
+import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as Http from "node:http"
-import type * as Net from "node:net"
-import * as V8 from "node:v8"
-import * as Vm from "node:vm"
+import { floodServer } from "./floodServer.js"
 
 const BURST = 10_000
 
-/** A full collection, then the heap in use (`--expose-gc` switched on at run time if need be). */
-const heapUsed = (() => {
-  V8.setFlagsFromString("--expose-gc")
-  const gc = Vm.runInNewContext("gc") as () => void
-  return () => {
-    gc()
-    return process.memoryUsage().heapUsed
-  }
-})()
+const options = {
+  clientInfo: { name: "test", version: "1" },
+  protocol: "legacy",
+  handlers: { roots: [{ uri: "file:///work", name: "work" }] },
+  onNotification: () => {}
+} as const
 
-interface Flood {
-  readonly url: string
-  /** Answer POSTs open now, and at most so far. */
-  readonly answers: { open: number; max: number; received: Set<string | number> }
-  /** Lets the stalled answer POSTs complete, and every later one at once. */
-  readonly release: () => void
-}
-
-/**
- * Speaks just enough legacy HTTP+SSE: the endpoint event, `initialize` answered on the stream,
- * and after `notifications/initialized` a burst of `roots/list` (served by the client) and
- * `elicitation/create` (not served) requests, then `notifications/burst_done`.
- */
-const floodServer = Effect.acquireRelease(
-  Effect.async<Flood & { readonly server: Http.Server }>((resume) => {
-    let stream: Http.ServerResponse | undefined
-    let released = false
-    const stalled: Array<() => void> = []
-    const answers = { open: 0, max: 0, received: new Set<string | number>() }
-    const event = (message: object) => stream!.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-    const server = Http.createServer((req, res) => {
-      if (req.method === "GET") {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-        res.write("event: endpoint\ndata: /messages\n\n")
-        stream = res
-        return
-      }
-      const chunks: Array<Buffer> = []
-      req.on("data", (chunk: Buffer) => chunks.push(chunk))
-      req.on("end", () => {
-        const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          readonly id?: string | number
-          readonly method?: unknown
-          readonly params?: { readonly protocolVersion?: string }
-        }
-        if (typeof message.method !== "string") {
-          answers.received.add(message.id!)
-          answers.max = Math.max(answers.max, ++answers.open)
-          const done = () => {
-            answers.open--
-            res.writeHead(202).end()
-          }
-          return released ? done() : void stalled.push(done)
-        }
-        res.writeHead(202).end()
-        if (message.method === "initialize") {
-          event({
-            jsonrpc: "2.0",
-            id: message.id,
-            result: {
-              protocolVersion: message.params?.protocolVersion,
-              capabilities: {},
-              serverInfo: { name: "flood", version: "1" }
-            }
-          })
-        } else if (message.method === "notifications/initialized") {
-          for (let id = 0; id < BURST; id++) {
-            event({ jsonrpc: "2.0", id, method: id % 2 === 0 ? "roots/list" : "elicitation/create", params: {} })
-          }
-          event({ jsonrpc: "2.0", method: "notifications/burst_done" })
-        } else if (message.id !== undefined) {
-          event({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } })
-        }
-      })
-    })
-    const release = () => {
-      released = true
-      for (const done of stalled.splice(0)) done()
-    }
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as Net.AddressInfo
-      resume(Effect.succeed({ server, url: `http://127.0.0.1:${port}/sse`, answers, release }))
-    })
-  }),
-  ({ release, server }) =>
-    Effect.async<void>((resume) => {
-      release()
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
-)
-
-describe("a flood of server requests over legacy HTTP+SSE", () => {
-  it.scopedLive("answers with at most 16 POSTs open and bounded memory while the answer endpoint stalls", () =>
+describe("a flood of server requests over HTTP", () => {
+  it.scopedLive("answers every one of 10,000 requests, with at most 16 answer POSTs open", () =>
     Effect.gen(function*() {
-      const flood = yield* floodServer
-      const burstDone = yield* Deferred.make<void>()
-      const before = heapUsed()
-      yield* ServerConnection.make(Sse.config({ name: "flood", url: flood.url }), {
-        clientInfo: { name: "test", version: "1" },
-        protocol: "legacy",
-        handlers: { roots: [{ uri: "file:///work", name: "work" }] },
-        onNotification: (_server, method) => {
-          if (method === "notifications/burst_done") Deferred.unsafeDone(burstDone, Exit.void)
-        }
-      })
-      // Every request of the burst has been read and answered, refused, queued or dropped.
-      yield* Deferred.await(burstDone)
-      const growth = heapUsed() - before
+      const flood = yield* floodServer(BURST, false)
+      yield* ServerConnection.make(Sse.config({ name: "flood", url: flood.url }), options)
+      while (flood.answers.received.size < BURST) yield* Effect.sleep("20 millis")
+      assert.strictEqual(flood.answers.received.size, BURST)
       assert.isAtMost(flood.answers.max, 16)
-      assert.isBelow(growth, 64 * 1024 * 1024, `heap grew by ${(growth / 1024 / 1024).toFixed(1)} MiB`)
-      // Once the endpoint drains, the accepted requests (the first 16 roots/list) get their answers.
-      flood.release()
-      while (![0, 2, 4, 30].every((id) => flood.answers.received.has(id))) yield* Effect.sleep("10 millis")
+      assert.strictEqual(flood.streams.closed, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
+
+  it.scopedLive("over Streamable HTTP: 1,500 requests on the GET stream and 1,500 on a tool call's reply stream, every one answered, then the call's result", () =>
+    Effect.gen(function*() {
+      const flood = yield* floodServer(1_500, false, true)
+      const connection = yield* ServerConnection.make(StreamableHttp.config({ name: "flood", url: flood.url }), options)
+      const result = yield* connection.callTool("flood", {})
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
+      while (flood.answers.received.size < 3_000) yield* Effect.sleep("20 millis")
+      assert.strictEqual([...flood.answers.received].filter((id) => String(id).startsWith("call-")).length, 1_500)
       assert.isAtMost(flood.answers.max, 16)
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
+
+  it.scopedLive("a stream whose answers do not drain is closed with ConnectionError, and the connection reopened", () => {
+    const logs: Array<string> = []
+    return Effect.gen(function*() {
+      const flood = yield* floodServer(BURST, true)
+      const states: Array<ConnectionState> = []
+      const connection = yield* ServerConnection.make(
+        Sse.config({ name: "flood", url: flood.url, readTimeout: "1 second" }),
+        { ...options, onStateChange: (_server, state) => states.push(state) }
+      )
+      yield* connection.connect
+      // Stopped past the bound (the request timeout), the stream is closed by the client.
+      while (flood.streams.closed === 0) yield* Effect.sleep("20 millis")
+      assert.isAtMost(flood.answers.max, 16)
+      flood.release()
+      yield* connection.ping()
+      assert.strictEqual(flood.streams.opened, 2)
+      const reconnecting = states.find((state) => state._tag === "Reconnecting")
+      assert.strictEqual(reconnecting?._tag, "Reconnecting")
+      if (reconnecting?._tag === "Reconnecting") {
+        assert.strictEqual(reconnecting.cause?._tag, "ConnectionError")
+        assert.match(
+          reconnecting.cause!.message,
+          /stayed stopped for 1s: the answers to the server's requests do not drain/
+        )
+      }
+      // The client stopped reading the burst: the requests it refused (summarised when the first
+      // connection closed) are its queue and what the chunks read before the pause held.
+      while (!logs.some((line) => line.includes("refused"))) yield* Effect.sleep("20 millis")
+      const refused = logs.map((line) => Number(/refused (\d+) server requests/.exec(line)?.[1] ?? 0))
+        .reduce((a, b) => a + b, 0)
+      assert.isAtLeast(refused, 1_024)
+      assert.isBelow(refused, BURST / 2)
+    }).pipe(
+      Effect.provide(NodeMcpClient.platform),
+      Effect.provide(
+        Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ message }) => logs.push(Array.isArray(message) ? message.join(" ") : String(message)))
+        )
+      ),
+      Logger.withMinimumLogLevel(LogLevel.Warning)
+    )
+  })
 })

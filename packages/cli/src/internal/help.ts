@@ -18,7 +18,11 @@ interface Page {
 
 const common: ReadonlyArray<readonly [string, string]> = [
   ["-t, --target TARGET", "a URL, a command line, or stdio://command args; NAME=TARGET names it (repeatable)"],
-  ["-c, --config FILE|HOST", "a configuration file, or a host's: claude, claude-code, cursor, vscode, windsurf"],
+  [
+    "-c, --config FILE|HOST",
+    "a configuration file (any host's, a registry server.json, an .mcpb bundle), or a host's: claude,"
+    + " claude-code, cursor, vscode, windsurf, codex, opencode, gemini, zed"
+  ],
   ["-s, --server NAME", "use only the server of this name"],
   ["--json", "print one JSON document on stdout (logs and errors stay on stderr)"],
   ["--timeout MS", "request timeout in milliseconds (default: the server's, 30 s)"],
@@ -30,6 +34,7 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--no-era-cache", "probe each server's protocol era on every connect (default: remembered in mcp-effect/era.json)"],
   ["--env KEY=VALUE", "a variable for every stdio server's environment (repeatable)"],
   ["--inherit-env", "stdio servers get this shell's whole environment, not the safe default"],
+  ["--user-config KEY=VALUE", "an answer to an .mcpb bundle's user_config (repeatable; repeat a key for a list)"],
   ["-h, --help", "this text"]
 ]
 
@@ -87,6 +92,22 @@ const pages: Record<string, Page> = {
       ["--resources", "resource list changes"],
       ["--resource URI", "updates of this resource (repeatable)"],
       ["--count N", "stop after N notifications"]
+    ]
+  },
+  doctor: {
+    usage: ["mcp-effect doctor [SERVER|TARGET] [options]"],
+    summary: "check a connection step by step: DNS, TCP, TLS, HTTP, OAuth metadata, era, auth, tools",
+    text: [
+      "Runs, in order: DNS, TCP, TLS (https), the HTTP endpoint, the protected-resource and",
+      "authorization-server metadata, the era (server/discover or initialize), authorization and",
+      "tools/list; each line says the step's result and time, and a failed step a hint at the fix.",
+      "The steps after a failure are not run. SERVER names a configured server; any other word is",
+      "a target (a URL or a command line); without one, every enabled server and --target. It",
+      "never signs in: a server that wants a token is reported. Exits with 1 when a step failed."
+    ],
+    examples: [
+      "mcp-effect doctor https://mcp.example.com/mcp",
+      "mcp-effect doctor github --config vscode --json"
     ]
   },
   demo: {

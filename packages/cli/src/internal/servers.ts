@@ -6,11 +6,13 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as McpBundle from "@mcp-effect/client/McpBundle"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpConfig from "@mcp-effect/client/McpConfig"
 import * as McpError from "@mcp-effect/client/McpError"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as Target from "@mcp-effect/client/Target"
+import * as NodeMcpBundle from "@mcp-effect/node/NodeMcpBundle"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as NodeOAuth from "@mcp-effect/node/NodeOAuth"
 import * as Console from "effect/Console"
@@ -59,6 +61,8 @@ export interface Selection {
   readonly config: string | undefined
   readonly oauth: OAuthOptions | undefined
   readonly environment?: Environment | undefined
+  /** `--user-config KEY=VALUE` words: the answers to an `.mcpb` bundle's questions. */
+  readonly userConfig?: ReadonlyArray<string> | undefined
   /** Whether to look for a configuration file when none is named (`demo` does not). */
   readonly lookup: boolean
 }
@@ -152,12 +156,48 @@ const entryServer = (path: string, environment: Environment | undefined) => (ent
     })
   )
 
-const fromFile = (path: string, environment: Environment | undefined) =>
-  Effect.flatMap(McpConfig.loadEntries(path), (entries) =>
-    Effect.mapError(
-      Effect.forEach(entries, entryServer(path, environment)),
-      (error) => new McpError.ConfigError({ message: `${path}: ${error.message}` })
-    ))
+/** `--user-config` words as a bundle's answers, each read as its field's type says. */
+const answers = (words: ReadonlyArray<string>) => (fields: ReadonlyArray<McpBundle.UserConfigField>) =>
+  Effect.gen(function*() {
+    const given = new Map<string, Array<string>>()
+    for (const word of words) {
+      const separator = word.indexOf("=")
+      if (separator <= 0) {
+        return yield* new McpError.ConfigError({ message: `--user-config expects KEY=VALUE, got "${word}"` })
+      }
+      const key = word.slice(0, separator)
+      given.set(key, [...(given.get(key) ?? []), word.slice(separator + 1)])
+    }
+    const values: Record<string, McpBundle.UserConfigValue> = {}
+    for (const field of fields) {
+      const written = given.get(field.key)
+      if (written === undefined) continue
+      const last = written[written.length - 1]!
+      values[field.key] = field.multiple
+        ? written
+        : field.type === "number"
+        ? Number(last)
+        : field.type === "boolean"
+        ? (last === "true" ? true : last === "false" ? false : last)
+        : last
+    }
+    return values
+  })
+
+const fromBundle = (path: string, environment: Environment | undefined, userConfig: ReadonlyArray<string>) =>
+  Effect.flatMap(
+    NodeMcpBundle.loadEntry(path, { userConfig: answers(userConfig) }),
+    (entry) => Effect.map(entryServer(path, environment)(entry), (server) => [server])
+  )
+
+const fromFile = (path: string, environment: Environment | undefined, userConfig: ReadonlyArray<string> = []) =>
+  /\.mcpb$/i.test(path) ?
+    fromBundle(path, environment, userConfig) :
+    Effect.flatMap(McpConfig.loadEntries(path), (entries) =>
+      Effect.mapError(
+        Effect.forEach(entries, entryServer(path, environment)),
+        (error) => new McpError.ConfigError({ message: `${path}: ${error.message}` })
+      ))
 
 const demoServers = Effect.map(Demo.server, (config): Servers => ({
   servers: [{ name: config.name, kind: config.kind, where: "embedded", config, disabled: false }],
@@ -187,7 +227,7 @@ export const resolve = (
 > =>
   Effect.gen(function*() {
     const file = Option.getOrUndefined(yield* configFile(selection))
-    const configured = file === undefined ? [] : yield* fromFile(file, selection.environment)
+    const configured = file === undefined ? [] : yield* fromFile(file, selection.environment, selection.userConfig)
     const targeted = yield* fromTargets(
       selection.targets,
       selection.oauth,

@@ -53,7 +53,7 @@ export const MAX_OAUTH_BODY_BYTES = 256 * 1024
 
 /** Server requests handled, and answers in the transport, at once, unless `maxConcurrentServerRequests` says otherwise (`rpc/serverRequests.ts`). */
 export const MAX_CONCURRENT_SERVER_REQUESTS = 16
-/** Refusals waiting for an answer slot, unless `maxQueuedRefusals` says otherwise; past it dropped, counted (`rpc/serverRequests.ts`)… */
+/** Refusals waiting for an answer slot, unless `maxQueuedRefusals` says otherwise; past it the transport stops reading (`rpc/serverRequests.ts`)… */
 export const MAX_QUEUED_REFUSALS = 1_024
 /** …and the characters of their string ids, which the server chooses. */
 export const MAX_QUEUED_REFUSAL_ID_CHARS = 1024 * 1024

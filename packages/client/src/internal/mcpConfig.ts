@@ -1,6 +1,6 @@
 /**
- * The bodies of `McpConfig`: JSON with comments, `${…}` expansion, entry validation with one
- * message per problem, and the hosts' file locations.
+ * The bodies of `McpConfig`: `${…}` expansion, entry validation with one message per problem,
+ * and the hosts' file locations (the hosts' formats are read in `config/`).
  *
  * @internal
  */
@@ -8,97 +8,6 @@ import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import type { Entry, Host, HostEnvironment, HttpEntry, OAuthSettings } from "../McpConfig.js"
 import { httpUrlProblem } from "./url.js"
-
-/** Replaces comments and trailing commas with spaces, so positions in the text stay the same. */
-const blankComments = (text: string): string => {
-  let out = ""
-  let i = 0
-  while (i < text.length) {
-    const c = text[i]!
-    if (c === "\"") {
-      const end = stringEnd(text, i)
-      out += text.slice(i, end)
-      i = end
-    } else if (c === "/" && text[i + 1] === "/") {
-      const end = text.indexOf("\n", i)
-      const stop = end === -1 ? text.length : end
-      out += " ".repeat(stop - i)
-      i = stop
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2)
-      const stop = end === -1 ? text.length : end + 2
-      out += text.slice(i, stop).replace(/[^\n]/g, " ")
-      i = stop
-    } else {
-      out += c
-      i++
-    }
-  }
-  return out
-}
-
-/** The index just past the string literal starting at `start`. */
-const stringEnd = (text: string, start: number): number => {
-  let i = start + 1
-  while (i < text.length && text[i] !== "\"") i += text[i] === "\\" ? 2 : 1
-  return Math.min(i + 1, text.length)
-}
-
-const blankTrailingCommas = (text: string): string => {
-  let out = ""
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "\"") {
-      const end = stringEnd(text, i)
-      out += text.slice(i, end)
-      i = end - 1
-    } else if (c === "," && /^\s*[}\]]/.test(text.slice(i + 1, i + 200))) {
-      out += " "
-    } else {
-      out += c
-    }
-  }
-  return out
-}
-
-const lineAndColumn = (text: string, position: number): string => {
-  const before = text.slice(0, position).split("\n")
-  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`
-}
-
-/**
- * Where JSON.parse stopped: "at position N", or (older V8) from the 10 characters of context it
- * shows on either side of an unexpected token.
- */
-const errorPosition = (message: string, text: string): number | undefined => {
-  const position = /at position (\d+)/.exec(message)?.[1]
-  if (position !== undefined) return Number(position)
-  const context = /^Unexpected token .*?, (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message)
-  if (context === null) return undefined
-  if (context[1] !== undefined) return text.indexOf(context[2]!) + 10
-  return context[3] !== undefined ? context[2]!.length - 10 : undefined
-}
-
-/**
- * Parses JSON that may hold comments and trailing commas; Left: what is wrong, and where.
- *
- * @internal
- */
-export const parseJson = (text: string): Either.Either<unknown, string> => {
-  const clean = blankTrailingCommas(blankComments(text.replace(/^\uFEFF/, "")))
-  try {
-    return Either.right(JSON.parse(clean) as unknown)
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    const position = errorPosition(message, clean)
-    const reason = message.replace(/,\s*(\.\.\.)?".*$/s, "").replace(/\s*(in JSON )?at position \d+.*$/s, "")
-    return Either.left(
-      position === undefined
-        ? `not valid JSON: ${reason}`
-        : `not valid JSON at ${lineAndColumn(clean, position)}: ${reason}`
-    )
-  }
-}
 
 /**
  * What `${…}` references resolve against.
@@ -209,17 +118,14 @@ const EXPECTED_TYPE = "\"stdio\", \"http\" (Streamable HTTP), \"sse\" or \"plain
 const URL_FIELDS = ["url", "serverUrl", "httpUrl"] as const
 const STDIO_FIELDS = new Set(["command", "args", "env", "cwd", "inheritEnv"])
 const HTTP_FIELDS = new Set<string>([...URL_FIELDS, "headers", "retries", "oauth", "endpoint"])
-const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled"])
+const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled", "includeTools", "excludeTools", "disabledTools"])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
 const IGNORED_FIELDS = new Set([
   "description",
   "autoApprove",
   "alwaysAllow",
-  "disabledTools",
   "timeout",
   "trust",
-  "includeTools",
-  "excludeTools",
   "dev",
   "gallery",
   "version",
@@ -402,6 +308,19 @@ const checkFields = (r: Reader, type: Entry["type"], warn: (message: string) => 
   }
 }
 
+/**
+ * The tool filter of the hosts' fields: `includeTools` allows, `excludeTools` and
+ * `disabledTools` deny (Gemini CLI, VS Code and Cursor spell them so), `*` globs.
+ */
+const toolsOf = (
+  r: Reader
+): { readonly include?: ReadonlyArray<string>; readonly exclude?: ReadonlyArray<string> } | undefined => {
+  const include = stringArray(r, "includeTools")
+  const exclude = [...(stringArray(r, "excludeTools") ?? []), ...(stringArray(r, "disabledTools") ?? [])]
+  if (include === undefined && exclude.length === 0) return undefined
+  return { ...(include === undefined ? {} : { include }), ...(exclude.length === 0 ? {} : { exclude }) }
+}
+
 const readTimeoutOf = (r: Reader) =>
   number(r, "readTimeout", "a positive number of seconds", (n) => n > 0 && Number.isFinite(n))
 
@@ -579,10 +498,11 @@ const decodeEntry = (
   if (type === undefined) return undefined
   checkFields(reader, type, (message) => warnings.push(`${where}: ${message}`))
   const disabled = boolean(reader, "disabled") ?? false
+  const tools = toolsOf(reader)
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
-  return count === 0 ? entry : undefined
+  return count > 0 || entry === undefined ? undefined : tools === undefined ? entry : { ...entry, tools }
 }
 
 /**
@@ -607,7 +527,11 @@ export const hostNames: Record<Host, string> = {
   "claude-code": "Claude Code",
   cursor: "Cursor",
   vscode: "VS Code",
-  windsurf: "Windsurf"
+  windsurf: "Windsurf",
+  codex: "Codex",
+  opencode: "OpenCode",
+  gemini: "Gemini CLI",
+  zed: "Zed"
 }
 
 /** The platform's configuration directory: `%APPDATA%`, `~/Library/Application Support`, `$XDG_CONFIG_HOME` or `~/.config`. */
@@ -639,6 +563,27 @@ export const hostPaths = (host: Host, env: HostEnvironment): ReadonlyArray<strin
     }
     case "windsurf":
       return [join(env.home, ".codeium", "windsurf", "mcp_config.json")]
+    case "codex":
+      return [join(".", ".codex", "config.toml"), join(env.codexHome ?? join(env.home, ".codex"), "config.toml")]
+    case "opencode": {
+      // OpenCode follows XDG on every platform, Windows included.
+      const user = join(env.xdgConfigHome ?? join(env.home, ".config"), "opencode")
+      return [
+        join(".", "opencode.jsonc"),
+        join(".", "opencode.json"),
+        join(user, "opencode.jsonc"),
+        join(user, "opencode.json")
+      ]
+    }
+    case "gemini":
+      return [join(".", ".gemini", "settings.json"), join(env.home, ".gemini", "settings.json")]
+    case "zed": {
+      // Zed keeps `~/.config/zed` on macOS too.
+      const user = env.platform === "win32"
+        ? join(env.appData ?? join(env.home, "AppData", "Roaming"), "Zed")
+        : join(env.xdgConfigHome ?? join(env.home, ".config"), "zed")
+      return [join(".", ".zed", "settings.json"), join(user, "settings.json")]
+    }
   }
 }
 
@@ -651,7 +596,9 @@ export const hostPaths = (host: Host, env: HostEnvironment): ReadonlyArray<strin
 export const workspaceFolderOf = (path: string): string => {
   const parts = path.split(/[\\/]/)
   parts.pop()
-  if (parts.length > 0 && [".vscode", ".cursor"].includes(parts[parts.length - 1]!)) parts.pop()
+  if (parts.length > 0 && [".vscode", ".cursor", ".codex", ".gemini", ".zed"].includes(parts[parts.length - 1]!)) {
+    parts.pop()
+  }
   const folder = parts.join(path.includes("\\") && !path.includes("/") ? "\\" : "/")
   return folder === "" ? (path.startsWith("/") ? "/" : ".") : folder
 }

@@ -16,6 +16,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { BodyReaderTypeId, RawBodiesTypeId } from "@mcp-effect/client/Http"
+import type { BodyReaderPause } from "@mcp-effect/client/Http"
 import { concatBytes } from "@mcp-effect/client/internal/bytes"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
@@ -61,6 +62,7 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   private resumeSocket: (() => void) | undefined = undefined
   private paused = false
   private sink: PushSink | undefined = undefined
+  private sinkPaused = false
   private waiter: Pull | undefined = undefined
   private registered = false
   private attached = false
@@ -97,8 +99,10 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.sink !== undefined) {
-      this.sink.chunk(chunk)
-      return true
+      // A sink that paused gets what undici still delivers when it resumes, in order.
+      if (this.sinkPaused) this.chunks.push(chunk)
+      else this.sink.chunk(chunk)
+      return !this.sinkPaused
     }
     const waiter = this.waiter
     if (waiter !== undefined) {
@@ -115,7 +119,8 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   onComplete(): void {
     this.done = true
     this.settled()
-    if (this.sink !== undefined) return this.sink.end()
+    // A paused sink gets the end after what it has not taken yet (`resumeSink`).
+    if (this.sink !== undefined) return this.sinkPaused ? undefined : this.sink.end()
     const waiter = this.waiter
     if (waiter !== undefined) {
       this.waiter = undefined
@@ -180,6 +185,22 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
     if (this.done) return sink.end()
     if (this.error !== undefined) return sink.fail(this.error)
     this.sink = sink
+  }
+
+  /** Stops the socket for the sink until `resumeSink`. */
+  pauseSink(): void {
+    this.sinkPaused = true
+  }
+
+  /** Hands the sink what arrived while it was paused, then reads on unless it paused again. */
+  resumeSink(): void {
+    this.sinkPaused = false
+    while (this.chunks.length > 0 && !this.sinkPaused && this.sink !== undefined) {
+      this.sink.chunk(this.chunks.shift()!)
+    }
+    if (this.sinkPaused || this.sink === undefined) return
+    if (this.done) return this.sink.end()
+    this.resumeSocket?.()
   }
 
   /** Resumes `pull` with what is buffered, the end, the failure, or the next chunk when it comes. */
@@ -262,14 +283,21 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
    * `onChunk` returning `false` stops reading (the rest of the exchange is aborted). Completes
    * at the body's end; interrupting it aborts the exchange.
    */
-  [BodyReaderTypeId](onChunk: (chunk: Uint8Array) => boolean): Effect.Effect<void, HttpClientError.ResponseError> {
+  [BodyReaderTypeId](
+    onChunk: (chunk: Uint8Array) => boolean | BodyReaderPause
+  ): Effect.Effect<void, HttpClientError.ResponseError> {
     return Effect.async<void, HttpClientError.ResponseError>((resume) => {
       let active = true
       const exchange = this.exchange
+      const stop = () => {
+        active = false
+        exchange.abort()
+        resume(Effect.void)
+      }
       exchange.attach({
         chunk: (chunk) => {
           if (!active) return
-          let more: boolean
+          let more: boolean | BodyReaderPause
           try {
             more = onChunk(chunk)
           } catch (defect) {
@@ -277,11 +305,15 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
             exchange.abort()
             return resume(Effect.die(defect))
           }
-          if (!more) {
-            active = false
-            exchange.abort()
-            resume(Effect.void)
-          }
+          if (more === true) return
+          if (more === false) return stop()
+          // A receiver that is full: the socket stops until it says to go on or to stop.
+          exchange.pauseSink()
+          more((goOn) => {
+            if (!active) return
+            if (goOn) exchange.resumeSink()
+            else stop()
+          })
         },
         end: () => {
           if (!active) return

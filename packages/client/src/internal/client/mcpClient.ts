@@ -75,14 +75,16 @@ export const make = <R>(
       onInputRequiredWait: options.onInputRequiredWait,
       tracing: options.tracing,
       propagateTraceContext: options.propagateTraceContext,
-      onStateChange: options.onStateChange
+      onStateChange: options.onStateChange,
+      lazy: options.lazy
     }
     const servers = yield* Effect.forEach(
       options.servers,
       (config) => ServerConnection.make(config, connectionOptions),
       { concurrency: "unbounded" }
     )
-    const router = routerOf(servers)
+    // Lazy servers connect on their first request: one to every server connects them in bounds.
+    const router = routerOf(servers, options.lazy === true ? options.maxConcurrentConnects ?? 16 : "unbounded")
     const { server } = router
     const methods = routedOn(router)
     const { callTool } = methods
@@ -187,8 +189,11 @@ const routedOn = (router: Router): McpClient.Routed<Routes> =>
     Object.entries(routes).map(([name, route]) => [name, routedMethod(router, name, route)])
   ) as unknown as McpClient.Routed<Routes>
 
-/** How calls find their server among `servers` (see `routes.ts`), and the tool lookup. */
-const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>) => {
+/**
+ * How calls find their server among `servers` (see `routes.ts`), and the tool lookup; a request
+ * to every server runs on `concurrency` of them at a time.
+ */
+const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, concurrency: number | "unbounded") => {
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
 
@@ -226,9 +231,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>) => 
   ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
     Effect.flatMap(targets(selected, feature), (connections) =>
       Effect.map(
-        Effect.forEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name)), {
-          concurrency: "unbounded"
-        }),
+        Effect.forEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name)), { concurrency }),
         (lists) => lists.flat()
       ))
 
@@ -319,7 +322,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>) => 
     every: (selected, accepts, call, combine) =>
       selected !== undefined
         ? Effect.flatMap(server(selected), call)
-        : Effect.map(Effect.forEach(servers.filter(accepts), call, { concurrency: "unbounded" }), combine)
+        : Effect.map(Effect.forEach(servers.filter(accepts), call, { concurrency }), combine)
   }
   return router
 }

@@ -11,6 +11,8 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
@@ -24,6 +26,7 @@ import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
 import type { Send } from "../request/send.js"
+import * as ToolFilter from "../toolFilter.js"
 import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
@@ -65,6 +68,8 @@ export interface Shared {
   readonly defaultTimeoutMs: number
   readonly maxPages: number
   readonly tasksDeclared: boolean
+  /** The server's tool filter (`ServerConfig.tools`); `undefined`: every tool. */
+  readonly toolAllowed: ((name: string) => boolean) | undefined
   readonly identity: Protocol.ClientIdentity
   /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
   readonly fixedHostMeta: Record<string, unknown> | undefined
@@ -79,6 +84,8 @@ export interface Shared {
   readonly listens: Map<number, Listen>
   /** Spans and metrics, decided once per connection (`tracing.ts`); `undefined`: none. */
   readonly tracing: Tracing.Tracing | undefined
+  /** Whether each request is logged at DEBUG (`request/debugLog.ts`), decided once per connection. */
+  readonly debugRequests: boolean
   /** The connection's state, set by the session part. */
   readonly state: State.State
   /**
@@ -137,9 +144,10 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
     Effect.all([
       Effect.clock,
       Tracing.make(config.name, options, config.propagateTraceContext),
+      FiberRef.get(FiberRef.currentMinimumLogLevel),
       State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
     ]),
-    ([clock, tracing, state]) => {
+    ([clock, tracing, minimumLogLevel, state]) => {
       // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
       // gets a hidden class of its own, or a dictionary, per connection.
       const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
@@ -171,6 +179,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
           : Duration.toMillis(Duration.decode(config.readTimeout)),
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),
+        toolAllowed: ToolFilter.compile(config.tools),
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined
@@ -181,6 +190,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         cache: ResultCache.make(),
         listens: new Map(),
         tracing,
+        debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),
         state,
         handlers,
         redeclare

@@ -1,8 +1,8 @@
 /**
  * The request path, composed: which steps of `../request/` a connection's requests go through,
  * and in which order (outermost first). Per connection: the `input_required` rounds (the
- * `withInput` sender), tracing (when the connection traces), the capability gate (the `gated`
- * sender). Per session, once its era and transport are known: the re-send after an expired
+ * `withInput` sender), the DEBUG line (when the connection logs DEBUG), tracing (when the
+ * connection traces), the capability gate (the `gated` sender). Per session, once its era and transport are known: the re-send after an expired
  * HTTP session (a handshake era over HTTP), the 2026-07-28 decoration and the re-issue of a
  * broken response stream (where the transport has response streams), then the session's peer.
  * Only the steps that apply are composed: what a request crosses is what it needs.
@@ -16,6 +16,7 @@ import type { CapabilityError, InputRequiredError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
 import { capabilityGate } from "../request/capabilityGate.js"
+import { debugLog } from "../request/debugLog.js"
 import { resendOnExpiredSession } from "../request/expiredSession.js"
 import { inputRounds } from "../request/inputRounds.js"
 import { modernEra } from "../request/modernEra.js"
@@ -42,6 +43,7 @@ export type Needs = Pick<
   | "currentSession"
   | "isHttp"
   | "tracing"
+  | "debugRequests"
 >
 
 const peerOptions = (request: OutgoingRequest): RpcPeer.RequestOptions | undefined => {
@@ -131,7 +133,8 @@ export const make = (core: Needs): RequestPath => {
   )
 
   const tracing = core.tracing
-  const send = tracing === undefined ? current : traced(tracing, () => core.currentSession()?.attributes)(current)
+  const spanned = tracing === undefined ? current : traced(tracing, () => core.currentSession()?.attributes)(current)
+  const send = core.debugRequests ? debugLog(core.server, core.clock)(spanned) : spanned
   const withInput: Send<InputRequiredError> = inputRounds(core)(send)
   const gated: Send<CapabilityError> = capabilityGate(core.server, core.discovered)(send)
 

@@ -70,6 +70,6 @@ export const make = <R>(
     }
     Object.defineProperty(fields, coreOf, { value: core })
     const connection = Object.defineProperty(fields, "kind", kind) as ServerConnection
-    yield* connection.connect
+    if (options.lazy !== true) yield* connection.connect
     return connection
   })

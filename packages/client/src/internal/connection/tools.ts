@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
-import { InvalidResponseError } from "../../McpError.js"
+import { InvalidResponseError, ToolNotFoundError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
@@ -136,18 +136,42 @@ const awaitingUnsafe = (
 ): ServerConnection["callTool"] =>
 (name, args, requestOptions) =>
   Effect.withFiberRuntime((fiber) =>
-    Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError>((resume) => {
-      let settled = false
-      const onExit = () => abandon?.()
-      const abandon = unsafeCallTool(name, args, requestOptions, (outcome) => {
-        settled = true
-        fiber.removeObserver(onExit)
-        resume(outcome._tag === "Done" ? outcome.exit : outcome.effect)
-      })
-      if (abandon === undefined) resume(effectCallTool(name, args, requestOptions))
-      else if (!settled) fiber.addObserver(onExit)
-    })
+    Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError | ToolNotFoundError>(
+      (resume) => {
+        let settled = false
+        const onExit = () => abandon?.()
+        const abandon = unsafeCallTool(name, args, requestOptions, (outcome) => {
+          settled = true
+          fiber.removeObserver(onExit)
+          resume(outcome._tag === "Done" ? outcome.exit : outcome.effect)
+        })
+        if (abandon === undefined) resume(effectCallTool(name, args, requestOptions))
+        else if (!settled) fiber.addObserver(onExit)
+      }
+    )
   )
+
+type Calls = Pick<ServerConnection, "callTool" | "unsafeCallTool" | "callToolAsTask">
+
+/** The calls of a server with a tool filter: a filtered tool is refused, nothing sent. */
+const filtered = (server: string, allowed: (name: string) => boolean, calls: Calls): Calls => {
+  const refused = (name: string) => allowed(name) ? undefined : new ToolNotFoundError({ name, server })
+  const { callTool, callToolAsTask, unsafeCallTool } = calls
+  return {
+    callTool: (name, args, options) => {
+      const error = refused(name)
+      return error === undefined ? callTool(name, args, options) : Effect.fail(error)
+    },
+    // `undefined` (not now): the caller takes `callTool`, which refuses.
+    unsafeCallTool: unsafeCallTool === undefined ?
+      undefined :
+      (name, args, options, onDone) => allowed(name) ? unsafeCallTool(name, args, options, onDone) : undefined,
+    callToolAsTask: (name, args, options) => {
+      const error = refused(name)
+      return error === undefined ? callToolAsTask(name, args, options) : Effect.fail(error)
+    }
+  }
+}
 
 /** @internal */
 export type ToolMethods = Pick<
@@ -166,7 +190,7 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "currentSession">
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -176,7 +200,10 @@ export const make = (core: Needs): ToolMethods => {
 
   // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
   // on 2026-07-28: they are left out of the list, with a warning.
-  const usable = (tools: ReadonlyArray<McpSchema.Tool>, s: Session) => {
+  // The server's tool filter: a filtered tool is in no list, and calling it is refused here.
+  const allowed = core.toolAllowed
+  const usable = (listed: ReadonlyArray<McpSchema.Tool>, s: Session) => {
+    const tools = allowed === undefined ? listed : listed.filter((tool) => allowed(tool.name))
     if (s.negotiated.era !== "modern" || !core.isHttp()) return Effect.succeed(tools)
     const kept: Array<McpSchema.Tool> = []
     const dropped: Array<string> = []
@@ -341,7 +368,11 @@ export const make = (core: Needs): ToolMethods => {
       )
     })
 
+  const calls = allowed === undefined
+    ? { callTool, unsafeCallTool, callToolAsTask }
+    : filtered(server, allowed, { callTool, unsafeCallTool, callToolAsTask })
   return {
+    ...calls,
     listTools,
     listToolsPage: (cursor, requestOptions) =>
       Effect.flatMap(
@@ -350,9 +381,6 @@ export const make = (core: Needs): ToolMethods => {
           Effect.flatMap(core.session, (s) =>
             Effect.map(usable(page.items, s), (items) => Object.assign({}, page, { items })))
       ),
-    callTool,
-    unsafeCallTool,
-    callToolAsTask,
     ...taskMethods
   }
 }

@@ -23,7 +23,7 @@ import * as Limits from "../limits.js"
 import * as Policies from "../policies.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
-import type { BodyReader } from "./bodyReader.js"
+import type { BodyReader, BodyReaderPause } from "./bodyReader.js"
 
 /** @internal */
 export interface HttpSettings {
@@ -385,14 +385,15 @@ const readCapped = (
 }
 
 /**
- * Hands a body's chunks to `onChunk` as they arrive, until it returns `false` or the body ends.
+ * Hands a body's chunks to `onChunk` as they arrive, until it returns `false` or the body ends;
+ * a pause returned stops the socket until its `resume` is called (see `BodyReader`).
  *
  * @internal
  */
 export const readChunks = (
   s: HttpSettings,
   reader: BodyReader,
-  onChunk: (chunk: Uint8Array) => boolean
+  onChunk: (chunk: Uint8Array) => boolean | BodyReaderPause
 ): Effect.Effect<void, ConnectionError> =>
   Effect.mapError(reader[BodyReaderTypeId](onChunk), (e) => transportError(s, e))
 

@@ -6,8 +6,11 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Deprecations from "../../Deprecations.js"
 import { ConnectionError, ServerError } from "../../McpError.js"
@@ -80,13 +83,21 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
         sink.onMessage(message)
       },
       onRetry: () => {},
-      lastEventId: () => {}
+      lastEventId: () => {},
+      backpressure: sink.backpressure
     }).pipe(
-      Effect.ensuring(Effect.sync(() => {
-        const ended = new ConnectionError({ server, message: "the SSE stream ended", reason: "closed" })
-        Deferred.unsafeDone(endpoint, Effect.fail(ended))
-        if (!closed) sink.onClose(ended)
-      })),
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          // A stream stopped for too long (its answers not draining) says so; any other end is one.
+          const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+          const ended = Option.isSome(failure) && failure.value._tag === "ConnectionError" &&
+              failure.value.reason === "timeout"
+            ? failure.value
+            : new ConnectionError({ server, message: "the SSE stream ended", reason: "closed" })
+          Deferred.unsafeDone(endpoint, Effect.fail(ended))
+          if (!closed) sink.onClose(ended)
+        })
+      ),
       Effect.ignore,
       Effect.forkScoped
     )

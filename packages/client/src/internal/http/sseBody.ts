@@ -5,12 +5,17 @@
  * @internal
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { ConnectionError } from "../../McpError.js"
 import { ResponseTooLargeError } from "../../McpError.js"
+import type { Backpressure } from "../../Transport.js"
+import * as Flow from "../backpressure.js"
 import * as Limits from "../limits.js"
 import { summarize } from "../wire/ndjson.js"
 import { makeSseParser } from "../wire/sse.js"
@@ -35,6 +40,11 @@ export interface SseReadOptions {
    * `ConnectionError`, which its owner treats as any dropped stream (re-opening it).
    */
   readonly responseId?: string | number | undefined
+  /**
+   * The receiver's flow control: the body is not read while it says so (see
+   * `Transport.Backpressure`); a stream stopped past its stall bound fails with `ConnectionError`.
+   */
+  readonly backpressure?: Backpressure | undefined
 }
 
 /**
@@ -156,22 +166,34 @@ export const readSse = (
     if (reader !== undefined) {
       // Chunks are parsed as they arrive, in the response's callback; problems are logged from
       // there with this fiber's services (its logger), as soon as they are found.
-      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-        Effect.flatMap(
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+        const runFork = Runtime.runFork(runtime)
+        // A full receiver pauses the body; a pause past its bound ends the read with its error.
+        let stalled: ConnectionError | undefined
+        const pause = (wait: Effect.Effect<void, ConnectionError>) => (resume: (goOn: boolean) => void) =>
+          runFork(wait).addObserver((exit) => {
+            if (Exit.isFailure(exit)) stalled = Option.getOrUndefined(Cause.failureOption(exit.cause))
+            resume(Exit.isSuccess(exit))
+          })
+        return Effect.flatMap(
           Effect.either(readChunks(s, reader, (chunk) => {
             const open = account.push(chunk)
-            if (account.hasLogs()) Runtime.runFork(runtime)(account.flush)
-            return open
+            if (account.hasLogs()) runFork(account.flush)
+            const stopped = open ? Flow.wait(options.backpressure, s.server, "the SSE stream") : undefined
+            return stopped === undefined ? open : pause(stopped)
           })),
-          account.end
-        ))
+          (read) => stalled === undefined ? account.end(read) : Effect.zipRight(account.end(read), Effect.fail(stalled))
+        )
+      })
     }
     return Effect.flatMap(
       Effect.either(
         Stream.runForEachWhile(bodyStream(s, response, Infinity), (chunk) =>
           Effect.suspend(() => {
             const open = account.push(chunk)
-            return account.hasLogs() ? Effect.as(account.flush, open) : Effect.succeed(open)
+            const logged = account.hasLogs() ? Effect.as(account.flush, open) : Effect.succeed(open)
+            const stopped = open ? Flow.wait(options.backpressure, s.server, "the SSE stream") : undefined
+            return stopped === undefined ? logged : Effect.zipRight(logged, Effect.as(stopped, true))
           }))
       ),
       account.end

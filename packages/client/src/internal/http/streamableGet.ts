@@ -53,7 +53,9 @@ export const readExchange = (
         lastEventId: (eventId) => (lastEventId = eventId),
         // An oversized event on a reply stream fails its request at once and ends the stream.
         // A listen stream carries notifications until it ends: what it loses must stay re-openable.
-        responseId: method === "subscriptions/listen" ? undefined : id
+        responseId: method === "subscriptions/listen" ? undefined : id,
+        // Stopped for too long, it is handled as a broken stream (resumed or reported).
+        backpressure: c.sink.backpressure
       }))
     const first = yield* read(response)
     if (first._tag === "Left" && first.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
@@ -115,7 +117,9 @@ export const listen = (
             deliver(c, message)
           },
           onRetry: (millis) => (retryMillis = c.serverRetry = millis),
-          lastEventId: (eventId) => (lastEventId = eventId)
+          lastEventId: (eventId) => (lastEventId = eventId),
+          // Stopped for too long (answers to its requests not draining), it is re-opened as any dropped stream.
+          backpressure: c.sink.backpressure
         }).pipe(Effect.ignore)
       } else {
         if (opened._tag === "Right") yield* discard(opened.right)

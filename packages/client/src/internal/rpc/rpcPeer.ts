@@ -6,6 +6,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
@@ -15,7 +16,7 @@ import type { AuthFailure } from "../../McpAuth.js"
 import { ConnectionError } from "../../McpError.js"
 import type { RequestError } from "../../McpError.js"
 import type { Options, RequestOptions, RpcPeer } from "../../RpcPeer.js"
-import type { SendError, SendHints, Transport } from "../../Transport.js"
+import type { Backpressure, SendError, SendHints, Transport } from "../../Transport.js"
 import * as Limits from "../limits.js"
 import * as Deadlines from "./deadlines.js"
 import * as Inbound from "./inbound.js"
@@ -97,8 +98,16 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       if (entry !== undefined) table.settle(id, entry, Exit.fail(error))
     }
 
+    // A full queue of answers stops the transport's reading; a stream stopped for longer than
+    // a request may wait for its response fails (its answers do not drain).
+    const backpressure: Backpressure = {
+      paused: () => serverRequests !== undefined && serverRequests.paused(),
+      resumed: Effect.suspend(() => serverRequests === undefined ? Effect.void : serverRequests.resumed),
+      stallTimeout: Duration.millis(options.defaultTimeoutMs)
+    }
+
     transport = yield* options.transport(
-      { onMessage, onClose, onRequestFailed, onAuthorizing: deadlines.onAuthorizing },
+      { onMessage, onClose, onRequestFailed, onAuthorizing: deadlines.onAuthorizing, backpressure },
       server
     )
     const opened = transport

@@ -2,16 +2,22 @@
  * Server-initiated requests: each runs under a fixed budget, and every answer — a result, a
  * handler's error, a refusal — reaches the transport through one bounded path: at most
  * `maxConcurrent` answers in the transport at once (an HTTP answer is a POST), refusals waiting
- * for a free slot in a bounded queue and, past it, dropped unanswered with a count. Refusals are
- * logged as one summary line per interval, never one line each, so a flood costs bounded memory,
- * sockets and log.
+ * for a free slot in a queue. The queue is bounded by backpressure, not by dropping: once it
+ * holds `maxQueued` answers (or `maxQueuedIdChars` characters of ids) it asks the transport to
+ * stop reading (`paused`), and lets it go on (`resumed`) once it is down to half, so every
+ * request read gets its answer. Only a transport that does not stop reading can push it past a
+ * hard ceiling (`OVERFLOW` times the count, `OVERFLOW_ID_CHARS` times the characters), beyond
+ * which refusals are dropped and counted. Refusals are logged as one summary line per interval,
+ * never one line each, so a flood costs bounded memory, sockets and log.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
@@ -27,7 +33,7 @@ export interface Options {
   readonly handle: RequestHandler
   /** Requests handled at once, and answers in the transport at once. */
   readonly maxConcurrent: number
-  /** Refusals waiting for a free answer slot… */
+  /** Refusals waiting for a free answer slot before the transport is asked to stop reading… */
   readonly maxQueued: number
   /** …and the characters of their string ids, which the server chooses. */
   readonly maxQueuedIdChars: number
@@ -40,6 +46,10 @@ export interface ServerRequests {
   readonly onRequest: (id: string | number, method: string, params: Record<string, unknown> | undefined) => void
   /** `notifications/cancelled` for a request being handled: its handler is interrupted, no answer goes out. */
   readonly cancel: (id: string | number) => void
+  /** Whether the refusal queue is full: the transport should stop reading. */
+  readonly paused: () => boolean
+  /** Completes once the queue is down to half (at once if it is not full). */
+  readonly resumed: Effect.Effect<void>
 }
 
 type Id = string | number
@@ -58,6 +68,12 @@ interface Refusal {
 /** Distinct methods named in one summary; the rest are counted together. */
 const MAX_SUMMARY_METHODS = 8
 const MAX_METHOD_NAME = 64
+/**
+ * How far past its bound the queue may grow before refusals are dropped: only a transport that
+ * ignores `paused` gets there (one chunk or body read after the pause is always taken in full).
+ */
+const OVERFLOW = 64
+const OVERFLOW_ID_CHARS = 4
 
 const idChars = (id: Id) => (typeof id === "string" ? id.length : 0)
 
@@ -90,7 +106,7 @@ class Tally {
       this.unserved > 0 ? `${this.unserved} for methods this client does not serve` : undefined
     ].filter((part) => part !== undefined).join(", ")
     const dropped = this.dropped > 0
-      ? `; ${this.dropped} of them dropped unanswered, the answer queue being full`
+      ? `; ${this.dropped} of them dropped unanswered, the transport not stopping for a full answer queue`
       : ""
     const methods = [...this.methods].map(([name, n]) => `${escapeControl(name, MAX_METHOD_NAME + 1)} ×${n}`)
     if (this.otherMethods > 0) methods.push(`other methods ×${this.otherMethods}`)
@@ -112,8 +128,12 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
     const slots = yield* Effect.makeSemaphore(maxConcurrent)
     const answer = (message: object) => slots.withPermits(1)(send(message))
 
-    // Refusals: queued for a free slot, sent by one dispatcher, dropped (counted) past the queue.
+    // Refusals: queued for a free slot, sent by one dispatcher; a full queue pauses the transport.
+    let queued = 0
     let queuedIdChars = 0
+    const full = () => queued >= options.maxQueued || queuedIdChars >= options.maxQueuedIdChars
+    // Made when the transport waits for room (a flood); completed once the queue is down to half.
+    let room: Deferred.Deferred<void> | undefined
     // The queue and its dispatcher come with the first refusal: most connections never refuse.
     let refusals: Queue.Queue<Refusal> | undefined
     const dispatchRefusals = (queue: Queue.Queue<Refusal>) =>
@@ -122,7 +142,14 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
           Effect.zipRight(
             slots.take(1),
             Effect.sync(() => {
+              queued--
               queuedIdChars -= idChars(refusal.id)
+              if (
+                room !== undefined && queued <= options.maxQueued / 2 && queuedIdChars <= options.maxQueuedIdChars / 2
+              ) {
+                Deferred.unsafeDone(room, Effect.void)
+                room = undefined
+              }
               const { id, reason } = refusal
               FiberSet.unsafeAdd(
                 fibers,
@@ -133,6 +160,9 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
         ),
         Effect.forever
       )
+    const resumed = Effect.suspend(() =>
+      full() ? Deferred.await(room ??= Deferred.unsafeMake<void>(FiberId.none)) : Effect.void
+    )
 
     const interval = Duration.format(Duration.decode(options.summaryInterval))
     let tally = new Tally()
@@ -150,13 +180,18 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
 
     const refuse = (id: Id, method: string, reason: Refusal["reason"]) => {
       if (refusals === undefined) {
-        refusals = Effect.runSync(Queue.dropping<Refusal>(options.maxQueued))
+        refusals = Effect.runSync(Queue.unbounded<Refusal>())
         // Started on the scheduler, as a forked fiber would be: refusals arriving in the same
         // burst fill the queue first.
         FiberSet.unsafeAdd(fibers, runFork(dispatchRefusals(refusals), { immediate: false }))
       }
-      const fits = queuedIdChars + idChars(id) <= options.maxQueuedIdChars && refusals.unsafeOffer({ id, reason })
-      if (fits) queuedIdChars += idChars(id)
+      const fits = queued < OVERFLOW * options.maxQueued &&
+        queuedIdChars + idChars(id) <= OVERFLOW_ID_CHARS * options.maxQueuedIdChars
+      if (fits) {
+        refusals.unsafeOffer({ id, reason })
+        queued++
+        queuedIdChars += idChars(id)
+      }
       tally.count(method, reason, !fits)
       if (summaryDue) return
       summaryDue = true
@@ -206,5 +241,5 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
       if (fiber !== undefined) runFork(Fiber.interrupt(fiber))
     }
 
-    return { onRequest, cancel }
+    return { onRequest, cancel, paused: full, resumed }
   })

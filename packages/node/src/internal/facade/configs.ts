@@ -35,7 +35,11 @@ export const configsFor = (
     Effect.forEach(named, ({ name, target }) =>
       Effect.flatMap(
         authFor(target, options),
-        (auth) => Target.toConfig(target, auth === undefined ? { ...options, name } : { ...options, name, auth })
+        (auth) =>
+          Effect.map(
+            Target.toConfig(target, auth === undefined ? { ...options, name } : { ...options, name, auth }),
+            (config) => options.tools === undefined ? config : Object.assign(config, { tools: options.tools })
+          )
       )))
 }
 

@@ -51,6 +51,8 @@ export const build = async (
         extensions: options.extensions,
         protocol: options.protocol,
         discoverTimeout: options.discoverTimeout,
+        lazy: options.lazy,
+        maxConcurrentConnects: options.maxConcurrentConnects,
         requestMeta: requestMetaOf(options.requestMeta),
         handlers: handlersOf(options)
       },

@@ -11,7 +11,7 @@ import type * as Handlers from "@mcp-effect/client/Handlers"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
-import type { TransportKind } from "@mcp-effect/client/ServerConfig"
+import type * as ServerConfig from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener } from "@mcp-effect/client/ServerConnection"
 import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnection"
 import type * as Subscription from "@mcp-effect/client/Subscription"
@@ -31,7 +31,19 @@ import type { NetworkOptions } from "../../UndiciHttpClient.js"
  */
 export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, NetworkOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
+  /**
+   * Which tools the client shows and calls, for every target: `include` / `exclude` lists of
+   * names with `*` globs (`ServerConfig.tools`). Added in 0.2.0.
+   */
+  readonly tools?: ServerConfig.ToolFilter | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
+  /**
+   * Connect each server on its first use (`McpClient.Options.lazy`): `connect` returns at once,
+   * a server that cannot connect fails the calls sent to it. Added in 0.2.0.
+   */
+  readonly lazy?: boolean | undefined
+  /** With `lazy`, how many servers one call to every server connects at a time (default 16). */
+  readonly maxConcurrentConnects?: number | undefined
   /** Forces a transport instead of detecting one from the target. */
   readonly transport?: Target.TargetOptions["transport"]
   /**
@@ -155,7 +167,7 @@ export interface Signal {
  */
 export interface ServerHandle {
   readonly name: string
-  readonly kind: TransportKind
+  readonly kind: ServerConfig.TransportKind
   readonly era: Negotiated["era"] | undefined
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
