@@ -22,6 +22,11 @@ export const TASK_CANCEL_TIMEOUT = "10 seconds"
 /** A task's poll interval when the server gives none, before `limits.ts` bounds it (`tasks/wait.ts`). */
 export const TASK_POLL_MS = 1_000
 
+// --- Connecting ------------------------------------------------------------------------------
+
+/** With `lazy`, servers one request to every server connects at a time, unless `maxConcurrentConnects` says otherwise (`client/mcpClient.ts`). */
+export const MAX_CONCURRENT_CONNECTS = 16
+
 // --- Reconnects ------------------------------------------------------------------------------
 
 /** A `ReconnectPolicy`'s first delay, unless `initialDelay` says otherwise (`ConnectionState.ts`)… */
