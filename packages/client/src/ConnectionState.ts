@@ -5,8 +5,9 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
-import * as Schedule from "effect/Schedule"
+import type * as Duration from "effect/Duration"
+import type * as Schedule from "effect/Schedule"
+import * as Policies from "./internal/policies.js"
 import type { ConnectError } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated } from "./Protocol.js"
@@ -86,13 +87,4 @@ export type Reconnect = Schedule.Schedule<unknown, ConnectError> | ReconnectPoli
  * @since 0.1.0
  * @category constructors
  */
-export const toSchedule = (reconnect: Reconnect): Schedule.Schedule<unknown, ConnectError> => {
-  if (Schedule.isSchedule(reconnect)) return reconnect
-  const maxDelay = Duration.decode(reconnect.maxDelay ?? "30 seconds")
-  const backoff = Schedule.exponential(reconnect.initialDelay ?? "100 millis", reconnect.factor ?? 2).pipe(
-    Schedule.modifyDelay((delay) => Duration.min(delay, maxDelay))
-  )
-  return reconnect.maxAttempts === undefined
-    ? backoff
-    : Schedule.intersect(backoff, Schedule.recurs(Math.max(0, reconnect.maxAttempts - 1)))
-}
+export const toSchedule: (reconnect: Reconnect) => Schedule.Schedule<unknown, ConnectError> = Policies.reconnectSchedule

@@ -44,28 +44,28 @@ export const config = (options: {
   readTimeout: options.readTimeout,
   transport: (sink, server) =>
     Effect.gen(function*() {
-      let open = true
+      let connected = true
       const clientSink: TransportSink = {
         onMessage: (message) => {
-          if (open) sink.onMessage(JSON.parse(JSON.stringify(message)))
+          if (connected) sink.onMessage(JSON.parse(JSON.stringify(message)))
         },
         onClose: (error) => {
-          if (!open) return
-          open = false
+          if (!connected) return
+          connected = false
           sink.onClose(error)
         },
         onRequestFailed: (id, error) => {
-          if (open) sink.onRequestFailed(id, error)
+          if (connected) sink.onRequestFailed(id, error)
         }
       }
       const endpoint = yield* options.server(clientSink)
-      yield* Effect.addFinalizer(() => Effect.sync(() => (open = false)))
+      yield* Effect.addFinalizer(() => Effect.sync(() => (connected = false)))
       const closed = new ConnectionError({ server, message: "in-memory connection is closed", reason: "closed" })
       return {
         description: `memory:${server}`,
         send: (message) =>
           Effect.suspend(() => {
-            if (!open) return Effect.fail(closed)
+            if (!connected) return Effect.fail(closed)
             endpoint.receive(JSON.parse(JSON.stringify(message)))
             return Effect.void
           })

@@ -9,14 +9,25 @@ import type { ConfigError } from "./McpError.js"
 import type { TransportFactory } from "./Transport.js"
 
 /**
+ * The kind of a transport: one of the built-in ones, or a custom transport's own name. Shown in
+ * logs and listings; the HTTP kinds also turn on what only HTTP has (telemetry attributes,
+ * expired sessions). `string & {}` keeps a custom kind assignable while editors still offer the
+ * built-in ones.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportKind = "stdio" | "streamable_http" | "http" | "sse" | "memory" | (string & {})
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface ServerConfig<R = never> {
   /** Name used to route calls (`{ server }`) and in errors. */
   readonly name: string
-  /** Transport kind, for display: `stdio`, `memory`, … */
-  readonly kind: string
+  /** Transport kind: `stdio`, `streamable_http`, `http`, `sse`, `memory`, or a custom transport's. */
+  readonly kind: TransportKind
   readonly transport: TransportFactory<R>
   /** Default timeout of every request to this server (default 30 seconds). */
   readonly readTimeout?: Duration.DurationInput | undefined
@@ -36,7 +47,9 @@ export interface ServerConfig<R = never> {
    * Transports tried in order when opening with `transport` fails (auto-detection: Streamable
    * HTTP, then HTTP+SSE, then plain HTTP). The one that worked is kept for reopening.
    */
-  readonly fallbacks?: ReadonlyArray<{ readonly kind: string; readonly transport: TransportFactory<R> }> | undefined
+  readonly fallbacks?:
+    | ReadonlyArray<{ readonly kind: TransportKind; readonly transport: TransportFactory<R> }>
+    | undefined
   /**
    * Supervised reconnect: after the session died, re-open it in the background (first attempt
    * at once, then after each delay of the schedule; `ServerConnection.state` shows each

@@ -28,6 +28,7 @@ import type {
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { Progress } from "./RpcPeer.js"
+import type { TransportKind } from "./ServerConfig.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Task from "./Task.js"
@@ -237,7 +238,8 @@ export type UnsafeCallTool = (
  */
 export interface ServerConnection {
   readonly name: string
-  readonly kind: string
+  /** The transport kind in use (the fallback that worked, once one did). */
+  readonly kind: TransportKind
   /** What the last opening exchange established; `undefined` before the first one. */
   readonly negotiated: () => Negotiated | undefined
   /** Opens the connection if it is not open (again, after the server died). */

@@ -24,6 +24,7 @@ export interface Options extends Http.HttpOptions {
   readonly name?: string | undefined
   /** The SSE endpoint, e.g. `http://localhost:8000/sse`. */
   readonly url: string
+  /** Default timeout of every request, and the wait for the server's `endpoint` event (default 30 seconds). */
   readonly readTimeout?: Duration.DurationInput | undefined
   /** Sends `ping` at this interval to keep the stream alive. */
   readonly ping?: Duration.DurationInput | undefined

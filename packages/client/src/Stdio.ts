@@ -16,6 +16,7 @@ import { ChildProcessSpawner } from "./ChildProcess.js"
 import type { ChildProcess, ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
 import * as Backpressure from "./internal/backpressure.js"
+import * as Defaults from "./internal/defaults.js"
 import { classify, withDetail } from "./internal/failure.js"
 import * as Limits from "./internal/limits.js"
 import * as Masked from "./internal/masked.js"
@@ -132,7 +133,7 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
  */
 export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink, server) =>
   Effect.gen(function*() {
-    const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? "2 seconds")
+    const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? Defaults.STDIO_SHUTDOWN_TIMEOUT)
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
     const spawner = yield* ChildProcessSpawner

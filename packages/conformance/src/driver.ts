@@ -14,6 +14,7 @@
  */
 import { type Client, connect, type ConnectOptions } from "@mcp-effect/node/Connect"
 import { makeOAuth, type Options as OAuthOptions } from "@mcp-effect/node/NodeOAuth"
+import * as Predicate from "effect/Predicate"
 
 /** The referee kills a client at its `--timeout` (the runner says when); give up a little earlier, with a message. */
 const deadlineMs = Number(process.env["MCP_EFFECT_DRIVER_DEADLINE_MS"] ?? 25_000)
@@ -174,12 +175,12 @@ const contextToolCalls: Scenario = (run) =>
       ? run.context.toolCalls
       : offered.map((tool) => ({ name: tool.name, arguments: placeholderArguments(tool.inputSchema) }))
     for (const call of calls) {
-      if (!isRecord(call) || typeof call.name !== "string") continue
+      if (!Predicate.isRecord(call) || typeof call.name !== "string") continue
       if (!tools.has(call.name)) {
         log(`not calling ${call.name}: the client does not offer it`)
         continue
       }
-      const args = isRecord(call.arguments) ? call.arguments : {}
+      const args = Predicate.isRecord(call.arguments) ? call.arguments : {}
       try {
         const result = await client.callTool(call.name, args)
         log(`tools/call ${call.name}: ${result.isError === true ? "isError" : "ok"}`)
@@ -191,9 +192,9 @@ const contextToolCalls: Scenario = (run) =>
 
 /** Arguments that satisfy a flat object schema: its required properties, typed placeholders. */
 const placeholderArguments = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> => {
-  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const properties = Predicate.isRecord(schema.properties) ? schema.properties : {}
   const placeholder = (property: unknown): unknown => {
-    const type = isRecord(property) ? property.type : undefined
+    const type = Predicate.isRecord(property) ? property.type : undefined
     return type === "integer" || type === "number" ? 1 : type === "boolean" ? true : "test"
   }
   return Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, placeholder(property)]))
@@ -344,7 +345,7 @@ const refusalExpected: ReadonlySet<string> = new Set([
 ])
 
 const isAuthFailure = (error: unknown): boolean =>
-  isRecord(error) &&
+  Predicate.isRecord(error) &&
   (error._tag === "AuthError" || error._tag === "InsufficientScopeError" || error._tag === "AuthorizationRequiredError")
 
 /** Any other scenario, until it gets its own entry: connect, list tools, close. */
@@ -423,13 +424,10 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   "json-schema-2020-12-preservation": schemaEcho
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const parseContext = (raw: string | undefined): Record<string, unknown> | undefined => {
   if (raw === undefined || raw === "") return undefined
   const parsed: unknown = JSON.parse(raw)
-  if (!isRecord(parsed)) throw new Error("MCP_CONFORMANCE_CONTEXT is not a JSON object")
+  if (!Predicate.isRecord(parsed)) throw new Error("MCP_CONFORMANCE_CONTEXT is not a JSON object")
   return parsed
 }
 

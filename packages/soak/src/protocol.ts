@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as Fs from "node:fs"
 import type { Era, Fault, TransportKind } from "./faults.js"
 import { choose, excusesReissue, streamFor } from "./faults.js"
@@ -47,8 +48,6 @@ const echoTool = {
   inputSchema: { type: "object", properties: { token: { type: "string" } }, required: ["token"] }
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const modern = (era: Era, result: Record<string, unknown>) =>
   era === MODERN ? { resultType: "complete", ...result } : result
 
@@ -87,7 +86,7 @@ export const answer = (era: Era, method: string, params: Record<string, unknown>
         })
       }
     case "tools/call": {
-      const args = isObject(params.arguments) ? params.arguments : {}
+      const args = Predicate.isRecord(params.arguments) ? params.arguments : {}
       return { result: modern(era, { content: [{ type: "text", text: String(args.token) }] }) }
     }
     default:
@@ -101,9 +100,9 @@ export const respond = (id: string | number, answered: Answer): string =>
 
 /** The `tools/call` token of a message, if it is one. */
 export const tokenOf = (message: Message): string | undefined => {
-  if (message.method !== "tools/call" || !isObject(message.params)) return undefined
+  if (message.method !== "tools/call" || !Predicate.isRecord(message.params)) return undefined
   const args = message.params.arguments
-  return isObject(args) && typeof args.token === "string" ? args.token : undefined
+  return Predicate.isRecord(args) && typeof args.token === "string" ? args.token : undefined
 }
 
 /**

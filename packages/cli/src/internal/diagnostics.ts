@@ -4,13 +4,14 @@
  *
  * @internal
  */
+import type { TransportKind } from "@mcp-effect/client/ServerConfig"
 import * as Context from "effect/Context"
 import type { Mode } from "./output.js"
 
 /** @internal A configured server, for listings and hints. */
 export interface Placed {
   readonly name: string
-  readonly kind: string
+  readonly kind: TransportKind
   /** The command line, or the URL without query and credentials. */
   readonly where: string
 }

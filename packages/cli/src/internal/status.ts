@@ -6,6 +6,7 @@
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as McpError from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type { TransportKind } from "@mcp-effect/client/ServerConfig"
 import type * as Target from "@mcp-effect/client/Target"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ import type { Server, Servers } from "./servers.js"
 /** @internal */
 export interface Status {
   readonly name: string
-  readonly kind: string
+  readonly kind: TransportKind
   readonly where: string
   readonly status: "ok" | "failed" | "disabled"
   readonly serverInfo?: McpSchema.Implementation | undefined

@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
+import type { TransportKind } from "../ServerConfig.js"
 import { escapeControl } from "./escape.js"
 
 const SECRET_KEY = /authori[sz]ation|cookie|token|secret|passw(or)?d|api[-_]?key|credential|private[-_]?key|session/i
@@ -65,7 +66,7 @@ export const describe = (settings: object): string => escapeControl(JSON.stringi
  */
 export const logStart = (config: {
   readonly name: string
-  readonly kind: string
+  readonly kind: TransportKind
   readonly describe?: (() => string) | undefined
 }): Effect.Effect<void> =>
   Effect.flatMap(

@@ -16,9 +16,11 @@ import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Tracer from "effect/Tracer"
 import type * as Protocol from "../Protocol.js"
 import type * as RpcPeer from "../RpcPeer.js"
+import type { TransportKind } from "../ServerConfig.js"
 import type * as Telemetry from "../Telemetry.js"
 import type { Transport } from "../Transport.js"
 
@@ -73,10 +75,10 @@ export const make = (
     }
   })
 
-const isHttpKind = (kind: string) => kind === "streamable_http" || kind === "http" || kind === "sse"
+const isHttpKind = (kind: TransportKind) => kind === "streamable_http" || kind === "http" || kind === "sse"
 
 /** What a transport tells about where it goes: the attributes of every span of its session. @internal */
-export const transportAttributes = (kind: string, transport: Transport | undefined): Attributes => {
+export const transportAttributes = (kind: TransportKind, transport: Transport | undefined): Attributes => {
   const attributes: Attributes = {}
   if (kind === "stdio") attributes["network.transport"] = "pipe"
   else if (isHttpKind(kind)) {
@@ -92,7 +94,7 @@ export const transportAttributes = (kind: string, transport: Transport | undefin
 
 /** The attributes of an opened session: its transport's, the negotiated version, the session id. @internal */
 export const sessionAttributes = (
-  kind: string,
+  kind: TransportKind,
   transport: Transport | undefined,
   negotiated: Protocol.Negotiated
 ): Attributes => {
@@ -102,8 +104,6 @@ export const sessionAttributes = (
   if (sessionId !== undefined) attributes["mcp.session.id"] = sessionId
   return attributes
 }
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const targetOf = (method: string, params: Params): string | undefined =>
   (method === "tools/call" || method === "prompts/get") && typeof params?.name === "string" ? params.name : undefined
@@ -126,7 +126,7 @@ const requestAttributes = (tracing: Tracing, method: string, params: Params, tar
 const traceStateOf = (span: Tracer.Span): string | undefined => {
   const otel = (span as { readonly span?: { readonly spanContext?: () => { readonly traceState?: unknown } } }).span
   const state = typeof otel?.spanContext === "function" ? otel.spanContext().traceState : undefined
-  const serialized = isObject(state) && typeof state.serialize === "function" ? state.serialize() : undefined
+  const serialized = Predicate.isRecord(state) && typeof state.serialize === "function" ? state.serialize() : undefined
   return typeof serialized === "string" && serialized !== "" ? serialized : undefined
 }
 
@@ -136,7 +136,7 @@ export const inject = (params: Params, span: Tracer.Span): Params => {
   const meta: Attributes = { traceparent: `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}` }
   const state = traceStateOf(span)
   if (state !== undefined) meta.tracestate = state
-  return { ...params, _meta: { ...(isObject(params?._meta) ? params._meta : {}), ...meta } }
+  return { ...params, _meta: { ...(Predicate.isRecord(params?._meta) ? params._meta : {}), ...meta } }
 }
 
 // High-cardinality attributes stay on the span only.
@@ -153,7 +153,7 @@ const seconds = (clock: Clock.Clock, startedAt: bigint) => Number(clock.unsafeCu
 /** `error.type` (and the JSON-RPC code) of a failed exit; `tool_error` for an `isError` tool result. @internal */
 export const errorAttributes = (method: string, exit: Exit.Exit<unknown, unknown>): Attributes => {
   if (Exit.isSuccess(exit)) {
-    return method === "tools/call" && isObject(exit.value) && exit.value.isError === true
+    return method === "tools/call" && Predicate.isRecord(exit.value) && exit.value.isError === true
       ? { "error.type": "tool_error" }
       : {}
   }

@@ -17,6 +17,7 @@ import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { BodyReaderTypeId, RawBodiesTypeId } from "@mcp-effect/client/Http"
 import type { BodyReaderPause } from "@mcp-effect/client/Http"
+import { concatBytes } from "@mcp-effect/client/internal/bytes"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -217,17 +218,6 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   }
 }
 
-const concat = (chunks: ReadonlyArray<Uint8Array>, total: number): Uint8Array => {
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.length
-  }
-  return out
-}
-
 const decoder = new TextDecoder()
 
 const headersProto: object = Object.getPrototypeOf(Headers.empty)
@@ -355,7 +345,7 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
           total += chunk.length
           return true
         }),
-        () => concat(chunks, total)
+        () => concatBytes(chunks, total)
       )
     })))
   }

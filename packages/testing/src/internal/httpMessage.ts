@@ -1,12 +1,13 @@
 /**
  * @internal
  */
+import * as Predicate from "effect/Predicate"
 import type * as Http from "node:http"
 
 export type JsonRpcId = string | number
 export type Message = Record<string, unknown>
 
-export const isObject = (u: unknown): u is Message => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = (u: unknown): u is Message => Predicate.isRecord(u)
 
 export const idOf = (m: Message): JsonRpcId | undefined =>
   typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined

@@ -15,6 +15,7 @@ import * as Ref from "effect/Ref"
 import type { AuthFailure, Challenge } from "../../McpAuth.js"
 import { InsufficientScopeError } from "../../McpError.js"
 import type * as OAuth from "../../OAuth.js"
+import * as Defaults from "../defaults.js"
 import * as AuthorizationCode from "./authorizationCode.js"
 import * as Clients from "./clients.js"
 import * as Discovery from "./discovery.js"
@@ -24,9 +25,6 @@ import * as OAuthCore from "./oauthCore.js"
 import * as policy from "./policy.js"
 import { stringList } from "./tokens.js"
 
-/** Refresh this long before a token expires. */
-const refreshSkewMs = 30_000
-
 /** @internal */
 export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
@@ -35,7 +33,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
     const discoverer = Discovery.make(core)
     const grants = Grants.make(core, discoverer)
     const code = yield* AuthorizationCode.make(core, discoverer, Clients.make(core))
-    const maxScopeAttempts = options.maxScopeAttempts ?? 2
+    const maxScopeAttempts = options.maxScopeAttempts ?? Defaults.MAX_SCOPE_ATTEMPTS
     // One flow or refresh at a time: concurrent 401s share the first flow's token.
     const lock = yield* Effect.makeSemaphore(1)
     /** The nonce the MCP server asked proofs to carry (RFC 9449 §9), if any. */
@@ -78,7 +76,7 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         let token = yield* tokens.load
         if (token === undefined) return {}
         const now = yield* Clock.currentTimeMillis
-        if (token.expiresAt !== undefined && now >= token.expiresAt - refreshSkewMs) {
+        if (token.expiresAt !== undefined && now >= token.expiresAt - Defaults.TOKEN_REFRESH_SKEW_MS) {
           const stale = token
           token = yield* lock.withPermits(1)(
             Effect.gen(function*() {

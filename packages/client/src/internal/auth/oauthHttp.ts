@@ -11,11 +11,13 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as oauth from "oauth4webapi"
 import { AuthError } from "../../McpError.js"
+import { concatBytes } from "../bytes.js"
+import * as Defaults from "../defaults.js"
 import * as Limits from "../limits.js"
+import * as Policies from "../policies.js"
 
 const maxBodyBytes = Limits.MAX_OAUTH_BODY_BYTES
 
@@ -41,20 +43,8 @@ const readBounded = (
         return Effect.succeed({ chunks: acc.chunks, size })
       }
     ),
-    ({ chunks, size }) => {
-      const bytes = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
-      return bytes
-    }
+    ({ chunks, size }) => concatBytes(chunks, size)
   )
-
-const requestTimeout = "30 seconds"
-/** Transport failures of idempotent requests: two more tries, 100 ms then 200 ms later. */
-const transportRetry = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
 
 /** The options of every oauth4webapi call. @internal */
 export interface OAuthOptions {
@@ -99,7 +89,7 @@ export const make = (options: {
                 headers: response.headers as Record<string, string>
               })
           )
-      ).pipe(Effect.timeout(requestTimeout))
+      ).pipe(Effect.timeout(Defaults.OAUTH_REQUEST_TIMEOUT))
       return Runtime.runPromise(runtime)(effect)
     }
 
@@ -119,9 +109,9 @@ export const make = (options: {
                 catch: () => new AuthError({ server, reason: "discovery", message: `metadata at ${url} is not JSON` })
               }))
         ),
-        Effect.timeout(requestTimeout),
+        Effect.timeout(Defaults.OAUTH_REQUEST_TIMEOUT),
         // Metadata GETs are safe to repeat when the connection failed (not on HTTP answers).
-        Effect.retry({ schedule: transportRetry, while: (e) => e._tag === "RequestError" }),
+        Effect.retry({ schedule: Policies.oauthTransportRetry, while: (e) => e._tag === "RequestError" }),
         Effect.catchTag(
           "RequestError",
           "ResponseError",

@@ -18,6 +18,7 @@ import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
+import * as Defaults from "../defaults.js"
 import { routes } from "./routes.js"
 import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
 import * as ToolSearch from "./toolSearch.js"
@@ -85,7 +86,10 @@ export const make = <R>(
       { concurrency: "unbounded" }
     )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
-    const router = routerOf(servers, options.lazy === true ? options.maxConcurrentConnects ?? 16 : "unbounded")
+    const router = routerOf(
+      servers,
+      options.lazy === true ? options.maxConcurrentConnects ?? Defaults.MAX_CONCURRENT_CONNECTS : "unbounded"
+    )
     const { server } = router
     const methods = routedOn(router)
     const { callTool } = methods

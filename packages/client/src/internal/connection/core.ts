@@ -1,6 +1,6 @@
 /**
  * What every part of a `ServerConnection` may use, and nothing more: the connection's settings
- * and shared state (`Shared`), its session (`Sessions`, from `session.ts`) and the one way to
+ * and shared state (`Shared`), its session (`SessionAccess`, from `session.ts`) and the one way to
  * send (`RequestPath`, from `requests.ts`, of steps in `../request/`). The parts (`lists.ts`, `tools.ts`,
  * `subscriptions.ts`, …) each take the `Core` and return their slice of the connection; each
  * names what it uses of it (its `Needs`, a `Pick` of `Core`), so what a part may touch is in its
@@ -19,8 +19,10 @@ import type { CapabilityError, ConnectError, InputRequiredError, RequestError } 
 import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
+import type { TransportKind } from "../../ServerConfig.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options } from "../../ServerConnection.js"
+import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
 import type { Send } from "../request/send.js"
@@ -29,9 +31,6 @@ import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 import * as State from "./state.js"
-
-/** @internal */
-export const DEFAULT_TIMEOUT_MS = 30_000
 
 /** One opened session: its scope (closed on reopen), its peer and what its opening exchange established. */
 export interface Session {
@@ -45,7 +44,7 @@ export interface Session {
 /** The session part's own state, which its pieces (choice, discovery, supervisor) read and set. */
 export interface Current {
   /** The session requests use, open or not. */
-  live: Session | undefined
+  session: Session | undefined
   /** Set to have the next use open a new session (re-initialize to declare roots; a new era). */
   stale: boolean
   /** The host closed the connection (its scope is closing). */
@@ -99,7 +98,7 @@ export interface Shared {
 }
 
 /** The session part (`session.ts`). */
-export interface Sessions {
+export interface SessionAccess {
   /** The open session, opening (or reopening, under the lock) one when there is none. */
   readonly session: Effect.Effect<Session, ConnectError>
   /** `session` with its 2026-07-28 discovery re-fetched once its `ttlMs` lapsed: for capability checks. */
@@ -107,9 +106,9 @@ export interface Sessions {
   /** Makes the next use open a new session (a legacy one must re-initialize to declare a capability). */
   readonly reopenOnNextUse: () => void
   /** The current session, open or not, without opening one. */
-  readonly live: () => Session | undefined
+  readonly currentSession: () => Session | undefined
   /** The transport kind in use (the fallback that worked, once one did). */
-  readonly kind: () => string
+  readonly kind: () => TransportKind
   readonly isHttp: () => boolean
   /** Whether the host closed the connection (its scope is closing). */
   readonly isClosed: () => boolean
@@ -133,15 +132,11 @@ export interface RequestPath {
   /** `send` after the capability gate of the request's method. */
   readonly gated: Send<CapabilityError>
   /** The result when its `resultType` is complete, else an invalid result. */
-  readonly complete: (method: string, result: unknown) => Effect.Effect<unknown, RequestError>
+  readonly requireComplete: (method: string, result: unknown) => Effect.Effect<unknown, RequestError>
 }
 
 /** @internal */
-export interface Core extends Shared, Sessions, RequestPath {}
-
-/** @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export interface Core extends Shared, SessionAccess, RequestPath {}
 
 /** The settings read from the config and the options, and the empty shared state. @internal */
 export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
@@ -180,7 +175,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         server: config.name,
         options: Object.assign({}, options, { handlers }),
         defaultTimeoutMs: config.readTimeout === undefined
-          ? DEFAULT_TIMEOUT_MS
+          ? Defaults.REQUEST_TIMEOUT_MS
           : Duration.toMillis(Duration.decode(config.readTimeout)),
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),

@@ -7,11 +7,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { InvalidResponseError } from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** @internal */
 export type Decoder<A> = (server: string, method: string, value: unknown) => Effect.Effect<A, InvalidResponseError>
@@ -29,7 +28,7 @@ const decoder = <A, I>(schema: Schema.Schema<A, I>, plain?: (u: unknown) => u is
   }
 }
 
-const isMeta = (u: unknown) => u === undefined || isObject(u)
+const isMeta = (u: unknown) => u === undefined || Predicate.isRecord(u)
 
 /**
  * A tool result of text blocks without annotations: a subset of what `CallToolResult` accepts,
@@ -38,11 +37,11 @@ const isMeta = (u: unknown) => u === undefined || isObject(u)
  * @internal
  */
 export const isPlainTextResult = (u: unknown): u is McpSchema.CallToolResult => {
-  if (!isObject(u) || !Array.isArray(u.content) || !isMeta(u._meta)) return false
+  if (!Predicate.isRecord(u) || !Array.isArray(u.content) || !isMeta(u._meta)) return false
   if (u.isError !== undefined && typeof u.isError !== "boolean") return false
   for (const block of u.content) {
     if (
-      !isObject(block) || block.type !== "text" || typeof block.text !== "string" ||
+      !Predicate.isRecord(block) || block.type !== "text" || typeof block.text !== "string" ||
       block.annotations !== undefined || !isMeta(block._meta)
     ) return false
   }
@@ -64,4 +63,4 @@ export const getPrompt = decoder(McpSchema.GetPromptResult)
 /** @internal */
 export const readResource = decoder(McpSchema.ReadResourceResult)
 /** @internal */
-export const complete = decoder(McpSchema.CompleteResult)
+export const completeResult = decoder(McpSchema.CompleteResult)

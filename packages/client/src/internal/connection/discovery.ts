@@ -54,7 +54,7 @@ export const make = (options: {
       .pipe(
         Effect.matchEffect({
           onSuccess: (negotiated) =>
-            Effect.as(remember(negotiated), current.live === s ? (current.live = { ...s, negotiated }) : s),
+            Effect.as(remember(negotiated), current.session === s ? (current.session = { ...s, negotiated }) : s),
           onFailure: (error) =>
             error._tag === "UnsupportedProtocolVersionError"
               ? Effect.zipRight(Effect.sync(() => (current.stale = true)), session)

@@ -18,7 +18,16 @@ import * as ResultCache from "./resultCache.js"
 /** What lists and reads use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "maxPages" | "cache" | "hostMeta" | "logLevel" | "session" | "isHttp" | "send" | "complete" | "withInput"
+  | "server"
+  | "maxPages"
+  | "cache"
+  | "hostMeta"
+  | "logLevel"
+  | "session"
+  | "isHttp"
+  | "send"
+  | "requireComplete"
+  | "withInput"
 >
 
 /** @internal */
@@ -158,36 +167,39 @@ export const listAll = <K extends ListKey, A>(
           onAuthorization
         }),
         (raw) =>
-          Effect.flatMap(core.complete(method, raw), () =>
-            Effect.flatMap(decode(server, method, raw), (page) => {
-              const pageHints = CacheHints.hintsOf(era, raw)
-              if (pageHints !== undefined) {
-                hinted = true
-                ttl = Math.min(ttl, pageHints.ttlMs ?? 0)
-                if (pageHints.scope === "private") scope = "private"
-              }
-              for (const item of page[key]) items.push(item)
-              const next = page.nextCursor
-              if (next === undefined) return Effect.succeed(items)
-              if (seen.has(next)) {
-                return Effect.as(
-                  Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
-                  items
+          Effect.flatMap(
+            core.requireComplete(method, raw),
+            () =>
+              Effect.flatMap(decode(server, method, raw), (page) => {
+                const pageHints = CacheHints.hintsOf(era, raw)
+                if (pageHints !== undefined) {
+                  hinted = true
+                  ttl = Math.min(ttl, pageHints.ttlMs ?? 0)
+                  if (pageHints.scope === "private") scope = "private"
+                }
+                for (const item of page[key]) items.push(item)
+                const next = page.nextCursor
+                if (next === undefined) return Effect.succeed(items)
+                if (seen.has(next)) {
+                  return Effect.as(
+                    Effect.logWarning(`${server}: ${method} repeated a cursor; stopped after ${pages} pages`),
+                    items
+                  )
+                }
+                if (pages >= maxPages) {
+                  return Effect.as(
+                    Effect.logWarning(`${server}: ${method} stopped at the bound of ${maxPages} pages`),
+                    items
+                  )
+                }
+                seen.add(next)
+                return Effect.catchIf(
+                  loop(next, pages + 1),
+                  (error) => !restarted && error._tag === "ServerError" && error.code === -32602,
+                  restart
                 )
-              }
-              if (pages >= maxPages) {
-                return Effect.as(
-                  Effect.logWarning(`${server}: ${method} stopped at the bound of ${maxPages} pages`),
-                  items
-                )
-              }
-              seen.add(next)
-              return Effect.catchIf(
-                loop(next, pages + 1),
-                (error) => !restarted && error._tag === "ServerError" && error.code === -32602,
-                restart
-              )
-            }))
+              })
+          )
       )
     return Effect.map(loop(undefined, 1), (value) => ({
       value,

@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Deprecations from "../../Deprecations.js"
 import * as HeaderParams from "../../HeaderParams.js"
@@ -18,7 +19,6 @@ import type { RawRequestError, RawRequestOptions, ServerConnection } from "../..
 import { capabilityGate } from "../request/capabilityGate.js"
 import type { Send } from "../request/send.js"
 import type { Core, Params } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 
 /** @internal */
@@ -37,7 +37,16 @@ export type Methods = Pick<
 /** What the plain methods use of the core. @internal */
 export type Needs = Pick<
   Core,
-  "server" | "identity" | "logLevel" | "session" | "discovered" | "live" | "kind" | "send" | "gated" | "withInput"
+  | "server"
+  | "identity"
+  | "logLevel"
+  | "session"
+  | "discovered"
+  | "currentSession"
+  | "kind"
+  | "send"
+  | "gated"
+  | "withInput"
 >
 
 /** The `Mcp-Name` header of a method that names its subject (2026-07-28 HTTP). */
@@ -57,7 +66,7 @@ const nameHeader = (method: string, params: Params): Record<string, string> | un
  */
 const rawSender = (core: Needs): Send<InputRequiredError | CapabilityError> =>
   capabilityGate(core.server, core.discovered)<InputRequiredError>((request) =>
-    core.live()?.negotiated.era === "legacy"
+    core.currentSession()?.negotiated.era === "legacy"
       ? core.send(request)
       : core.withInput(Object.assign({}, request, { params: request.params ?? {} }))
   )
@@ -119,7 +128,7 @@ export const make = (core: Needs): Methods => {
     complete: (completeRequest, requestOptions) =>
       Effect.flatMap(
         core.gated({ method: "completion/complete", params: { ...completeRequest }, options: requestOptions }),
-        (raw) => Decode.complete(server, "completion/complete", raw)
+        (raw) => Decode.completeResult(server, "completion/complete", raw)
       ),
     setLogLevel: (level, requestOptions) =>
       Effect.flatMap(core.discovered, (s): Effect.Effect<void, ConnectError | CapabilityError> => {
@@ -139,7 +148,7 @@ export const make = (core: Needs): Methods => {
         )
       }),
     notifyRootsChanged: Effect.suspend(() => {
-      const s = core.live()
+      const s = core.currentSession()
       if (
         s === undefined || !s.peer.isOpen() || s.negotiated.era !== "legacy" || core.kind() === "http" ||
         core.identity.legacyCapabilities?.roots === undefined
@@ -149,7 +158,7 @@ export const make = (core: Needs): Methods => {
     resumeInputRequired: (error, inputResponses) =>
       core.withInput({
         method: error.method,
-        params: isObject(error.params) ? error.params : {},
+        params: Predicate.isRecord(error.params) ? error.params : {},
         resume: { inputResponses, requestState: error.requestState }
       })
   }

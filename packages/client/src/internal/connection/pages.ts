@@ -12,7 +12,7 @@ import * as Decode from "./decode.js"
 import type * as Lists from "./lists.js"
 
 /** What a page uses of the core. @internal */
-export type Needs = Pick<Lists.Needs, "server" | "send" | "complete">
+export type Needs = Pick<Lists.Needs, "server" | "send" | "requireComplete">
 
 /** One page of `method` from `cursor`. @internal */
 export const page = <K extends Lists.ListKey, A>(
@@ -26,7 +26,7 @@ export const page = <K extends Lists.ListKey, A>(
   Effect.flatMap(
     core.send({ method, params: cursor === undefined ? undefined : { cursor }, options: requestOptions }),
     (raw) =>
-      Effect.flatMap(core.complete(method, raw), () =>
+      Effect.flatMap(core.requireComplete(method, raw), () =>
         Effect.map(decode(core.server, method, raw), (decoded) => ({
           items: decoded[key],
           nextCursor: decoded.nextCursor

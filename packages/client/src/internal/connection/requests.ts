@@ -24,11 +24,11 @@ import { reissueBrokenStream } from "../request/reissueBrokenStream.js"
 import type { OutgoingRequest, Send } from "../request/send.js"
 import { done, sender } from "../request/send.js"
 import { traced } from "../request/tracing.js"
-import type { RequestPath, Session, Sessions, Shared } from "./core.js"
+import type { RequestPath, Session, SessionAccess, Shared } from "./core.js"
 
 /** What the request path uses of the core. @internal */
 export type Needs = Pick<
-  Shared & Sessions,
+  Shared & SessionAccess,
   | "server"
   | "options"
   | "defaultTimeoutMs"
@@ -40,7 +40,7 @@ export type Needs = Pick<
   | "clock"
   | "session"
   | "discovered"
-  | "live"
+  | "currentSession"
   | "isHttp"
   | "tracing"
   | "debugRequests"
@@ -120,28 +120,28 @@ export const make = (core: Needs): RequestPath => {
   const current: Send = sender(
     (request) =>
       Effect.suspend(() => {
-        const live = core.live()
+        const live = core.currentSession()
         return live !== undefined && live.peer.isOpen()
           ? ofSession(live)(request)
           : Effect.flatMap(core.session, (s) => ofSession(s)(request))
       }),
     (request, onOutcome) => {
-      const live = core.live()
+      const live = core.currentSession()
       if (live === undefined || !live.peer.isOpen()) return undefined
       return ofSession(live).now?.(request, onOutcome)
     }
   )
 
   const tracing = core.tracing
-  const spanned = tracing === undefined ? current : traced(tracing, () => core.live()?.attributes)(current)
+  const spanned = tracing === undefined ? current : traced(tracing, () => core.currentSession()?.attributes)(current)
   const send = core.debugRequests ? debugLog(core.server, core.clock)(spanned) : spanned
   const withInput: Send<InputRequiredError> = inputRounds(core)(send)
   const gated: Send<CapabilityError> = capabilityGate(core.server, core.discovered)(send)
 
-  const complete = (method: string, result: unknown) =>
+  const requireComplete = (method: string, result: unknown) =>
     Protocol.resultTypeOf(result) === "complete"
       ? Effect.succeed(result)
       : Effect.fail(Protocol.invalidResult(core.server, method, result))
 
-  return { send, withInput, gated, complete }
+  return { send, withInput, gated, requireComplete }
 }

@@ -12,7 +12,7 @@ import type { ServerConnection } from "../../ServerConnection.js"
 import type { Core } from "./core.js"
 
 /** What the roots part uses of the core. @internal */
-export type Needs = Pick<Core, "handlers" | "redeclare" | "live" | "reopenOnNextUse">
+export type Needs = Pick<Core, "handlers" | "redeclare" | "currentSession" | "reopenOnNextUse">
 
 /** @internal */
 export const make = (
@@ -26,7 +26,7 @@ export const make = (
       core.handlers.roots = copy
       if (declared) return notifyRootsChanged
       core.redeclare()
-      const era = core.live()?.negotiated.era
+      const era = core.currentSession()?.negotiated.era
       // A 2026-07-28 request carries the capabilities: the next one declares roots. A legacy
       // session declared its capabilities in `initialize`: it re-initializes on next use.
       if (era === "legacy") core.reopenOnNextUse()

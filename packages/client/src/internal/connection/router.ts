@@ -5,13 +5,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Handlers from "../../Handlers.js"
 import { ServerError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
 import type * as RpcPeer from "../../RpcPeer.js"
 import type { Params, Shared } from "./core.js"
-import { isObject } from "./core.js"
 import * as Lists from "./lists.js"
 import * as LogMessage from "./logMessage.js"
 
@@ -37,11 +37,11 @@ export const make = (core: Needs): Effect.Effect<Router> =>
       // Server log lines reach listeners and the local log escaped and bounded.
       const params = method === "notifications/message" ? LogMessage.sanitize(received) : received
       // 1. Subscription bookkeeping: an acknowledgement, or a server-side teardown.
-      const meta = isObject(params?._meta) ? params._meta : undefined
+      const meta = Predicate.isRecord(params?._meta) ? params._meta : undefined
       const subscriptionId = meta?.[Protocol.MetaKey.subscriptionId]
       const subscription = typeof subscriptionId === "number" ? listens.get(subscriptionId) : undefined
       if (subscription !== undefined && method === "notifications/subscriptions/acknowledged") {
-        subscription.acknowledge(isObject(params?.notifications) ? params.notifications : {})
+        subscription.acknowledge(Predicate.isRecord(params?.notifications) ? params.notifications : {})
       }
       if (method === "notifications/cancelled" && typeof params?.requestId === "number") {
         listens.get(params.requestId)?.end()

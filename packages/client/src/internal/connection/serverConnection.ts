@@ -56,7 +56,7 @@ export const make = <R>(
     // A literal that opens with a property, and `kind` added after it (see `kind` above).
     const fields: Omit<ServerConnection, "kind"> = {
       name: core.server,
-      negotiated: () => core.live()?.negotiated,
+      negotiated: () => core.currentSession()?.negotiated,
       connect: Effect.map(core.session, (s) => s.negotiated),
       state: core.state.subscribable,
       currentState: core.state.current,

@@ -13,20 +13,20 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import { ConnectionState, toSchedule } from "../../ConnectionState.js"
+import { ConnectionState } from "../../ConnectionState.js"
 import * as Deprecations from "../../Deprecations.js"
 import { EraCache } from "../../EraCache.js"
 import type { ConnectError } from "../../McpError.js"
 import { ConnectionError } from "../../McpError.js"
 import type * as Protocol from "../../Protocol.js"
 import type { ServerConfig } from "../../ServerConfig.js"
-import type { Current, Session, Sessions, Shared } from "./core.js"
+import * as Defaults from "../defaults.js"
+import * as Policies from "../policies.js"
+import type { Current, Session, SessionAccess, Shared } from "./core.js"
 import * as Discovery from "./discovery.js"
 import type { Router } from "./router.js"
 import * as SessionChoice from "./sessionChoice.js"
 import * as Supervisor from "./supervisor.js"
-
-const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000
 
 /** What the session uses of the core. @internal */
 export type Needs = Pick<
@@ -39,14 +39,14 @@ export const make = <R>(
   config: ServerConfig<R>,
   core: Needs,
   router: Router
-): Effect.Effect<Sessions, never, Scope.Scope | R> =>
+): Effect.Effect<SessionAccess, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const { cache, options, server, state } = core
     const context = yield* Effect.context<R>()
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const parentScope = yield* Effect.scope
     const discoverTimeoutMs = Duration.toMillis(
-      Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? DEFAULT_DISCOVER_TIMEOUT_MS)
+      Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? Defaults.DISCOVER_TIMEOUT_MS)
     )
     const mode: Protocol.ProtocolMode = config.protocol ?? options.protocol ?? "auto"
     // The host's era memory, when it gave one and the config names the server.
@@ -54,7 +54,7 @@ export const make = <R>(
       ? Option.getOrUndefined(yield* Effect.serviceOption(EraCache))
       : undefined
 
-    const current: Current = { live: undefined, stale: false, closed: false }
+    const current: Current = { session: undefined, stale: false, closed: false }
     // Sessions live in a scope of their own, closed after `closed` is set: what fails because the
     // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
     const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
@@ -62,12 +62,12 @@ export const make = <R>(
       Effect.zipRight(Effect.sync(() => (current.closed = true)), state.set(ConnectionState.Closed()))
     )
     const lock = yield* Effect.makeSemaphore(1)
-    const usable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
+    const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
     const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
-      usable(current.live)
-        ? Effect.succeed(current.live)
+      reusable(current.session)
+        ? Effect.succeed(current.session)
         : lock.withPermits(1)(
-          Effect.suspend(() => usable(current.live) ? Effect.succeed(current.live) : supervisor.open)
+          Effect.suspend(() => reusable(current.session) ? Effect.succeed(current.session) : supervisor.open)
         )
     )
 
@@ -89,15 +89,15 @@ export const make = <R>(
       if (current.closed) {
         return yield* new ConnectionError({ server, message: "the connection is closed", reason: "closed" })
       }
-      if (current.live !== undefined) {
+      if (current.session !== undefined) {
         // No longer live before its scope closes: its peer's close is no death.
-        const old = current.live
-        current.live = undefined
+        const old = current.session
+        current.session = undefined
         yield* Scope.close(old.scope, Exit.void)
         cache.clear()
       }
       const opened = yield* choice.open
-      current.live = opened
+      current.session = opened
       current.stale = false
       if (opened.negotiated.era === "modern") {
         yield* discovery.remember(opened.negotiated)
@@ -111,7 +111,7 @@ export const make = <R>(
       current,
       openSession,
       session,
-      reconnect: config.reconnect === undefined ? undefined : toSchedule(config.reconnect),
+      reconnect: config.reconnect === undefined ? undefined : Policies.reconnectSchedule(config.reconnect),
       scope: parentScope
     })
 
@@ -119,9 +119,9 @@ export const make = <R>(
       session,
       discovered: discovery.discovered,
       reopenOnNextUse: () => {
-        current.stale = current.live !== undefined
+        current.stale = current.session !== undefined
       },
-      live: () => current.live,
+      currentSession: () => current.session,
       kind: choice.kind,
       isHttp: () => choice.kind() === "streamable_http" || choice.kind() === "http",
       isClosed: () => current.closed,

@@ -18,11 +18,9 @@ import * as Protocol from "../../Protocol.js"
 import type { ServerConnection } from "../../ServerConnection.js"
 import * as Subscription from "../../Subscription.js"
 import * as Limits from "../limits.js"
+import * as Policies from "../policies.js"
 import type { Core, Listen } from "./core.js"
 import * as NotificationQueue from "./notificationQueue.js"
-
-/** Re-opening a dropped listen stream: 200 ms doubling per failure, at most 30 s apart. */
-const REOPEN_BACKOFF = Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("30 seconds")))
 
 const freezeFilter = (filter: Subscription.Filter): Subscription.Filter =>
   deepFreeze(structuredClone(filter)) as Subscription.Filter
@@ -143,7 +141,7 @@ export const make = (core: Needs): Pick<ServerConnection, "listen"> => {
         : Duration.toMillis(Duration.decode(ackSetting))
       let acknowledgedAt = -Infinity
       // The re-open backoff grows with failures and starts over after each acknowledgement.
-      const backoff = yield* Schedule.driver(REOPEN_BACKOFF)
+      const backoff = yield* Schedule.driver(Policies.listenReopen)
       let resetBackoff = false
       const failWith = (error: RequestError | CapabilityError) =>
         Effect.sync(() => {

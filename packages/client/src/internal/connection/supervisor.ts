@@ -44,7 +44,9 @@ export const make = (options: {
 
   const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
     Effect.flatMap(
-      current.live !== undefined && !current.live.peer.isOpen() ? current.live.peer.closed : Effect.succeed(lastCause),
+      current.session !== undefined && !current.session.peer.isOpen()
+        ? current.session.peer.closed
+        : Effect.succeed(lastCause),
       (cause) =>
         Effect.zipRight(
           state.set(
@@ -116,7 +118,7 @@ export const make = (options: {
       }
       return (error: ConnectionError) =>
         Effect.suspend(() => {
-          if (current.closed || current.live?.peer !== s.peer) return Effect.void
+          if (current.closed || current.session?.peer !== s.peer) return Effect.void
           lastCause = error
           return Effect.zipRight(
             end(error),

@@ -5,15 +5,18 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import type { ServerConnection } from "../../ServerConnection.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core } from "./core.js"
-import { isObject } from "./core.js"
 import * as Decode from "./decode.js"
 import type * as Validation from "./validation.js"
 
 /** What the task side uses of the core. @internal */
-export type Needs = Pick<Core, "server" | "options" | "tasksDeclared" | "live" | "session" | "send" | "maxPages">
+export type Needs = Pick<
+  Core,
+  "server" | "options" | "tasksDeclared" | "currentSession" | "session" | "send" | "maxPages"
+>
 
 /** @internal */
 export const make = (core: Needs, validation: ReturnType<typeof Validation.make>) => {
@@ -40,10 +43,10 @@ export const make = (core: Needs, validation: ReturnType<typeof Validation.make>
     params: Record<string, unknown>,
     tool: { readonly execution?: { readonly taskSupport?: string | undefined } | undefined } | undefined
   ): Record<string, unknown> => {
-    const negotiated = core.live()?.negotiated
+    const negotiated = core.currentSession()?.negotiated
     const declared = negotiated?.era === "legacy" &&
-      isObject(negotiated.capabilities.tasks) && isObject(negotiated.capabilities.tasks.requests) &&
-      isObject(negotiated.capabilities.tasks.requests.tools) &&
+      Predicate.isRecord(negotiated.capabilities.tasks) && Predicate.isRecord(negotiated.capabilities.tasks.requests) &&
+      Predicate.isRecord(negotiated.capabilities.tasks.requests.tools) &&
       negotiated.capabilities.tasks.requests.tools.call !== undefined
     return declared && tool?.execution?.taskSupport === "required" ? Object.assign({}, params, { task: {} }) : params
   }

@@ -190,7 +190,7 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "live" | "toolAllowed">
+export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -234,7 +234,7 @@ export const make = (core: Needs): ToolMethods => {
     )
 
   /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
-  const headersNeedDefinition = () => core.live()?.negotiated.era === "modern" && core.isHttp()
+  const headersNeedDefinition = () => core.currentSession()?.negotiated.era === "modern" && core.isHttp()
 
   const { callHeaders, planOf, refusalOf } = ToolPlans.make(server, validation, headersNeedDefinition)
   const { methods: taskMethods, tasks, withTask } = ToolTasks.make(core, validation)
@@ -268,7 +268,10 @@ export const make = (core: Needs): ToolMethods => {
     return Effect.flatMap(
       lookup(name, args, requestOptions, augment, true, (tool) => (sentUnder = tool)),
       (request) =>
-        Effect.map(toolSend(request), (raw) => ({ raw, tool: sentUnder, era: core.live()?.negotiated.era ?? "legacy" }))
+        Effect.map(
+          toolSend(request),
+          (raw) => ({ raw, tool: sentUnder, era: core.currentSession()?.negotiated.era ?? "legacy" })
+        )
     )
   }
 
@@ -285,7 +288,7 @@ export const make = (core: Needs): ToolMethods => {
     headed: boolean,
     onTool: (tool: McpSchema.Tool | undefined) => void
   ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
-    const under = (
+    const requestFor = (
       tool: McpSchema.Tool | undefined
     ): Effect.Effect<OutgoingRequest, ValidationError | ConnectError> => {
       const refused = refusalOf(tool)
@@ -298,8 +301,8 @@ export const make = (core: Needs): ToolMethods => {
     const find = Effect.suspend(() => {
       const known = knownDefinition(name)
       return known !== undefined
-        ? under(known.tool)
-        : Effect.flatMap(listTools(), (tools) => under(findTool(tools, name)))
+        ? requestFor(known.tool)
+        : Effect.flatMap(listTools(), (tools) => requestFor(findTool(tools, name)))
     })
     const refresh = () => Effect.zipRight(Effect.sync(forgetTools), find)
     return find
@@ -327,7 +330,7 @@ export const make = (core: Needs): ToolMethods => {
   // On 2026-07-28 a task answers only a client that declared the extension.
   const finishCall = (requestOptions: RequestOptions | undefined, { era, raw, tool }: Sent) =>
     (era === "legacy" || core.tasksDeclared) && Tasks.isCreated(raw, era)
-      ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().complete(task, requestOptions))
+      ? Effect.flatMap(tasks().created(raw, tool, era), (task) => tasks().driveToResult(task, requestOptions))
       : toolResult(raw, tool, era)
 
   const effectCallTool: ServerConnection["callTool"] = (name, args, requestOptions) =>
@@ -335,7 +338,7 @@ export const make = (core: Needs): ToolMethods => {
 
   const unsafeCallTool: UnsafeCallTool | undefined = toolSend.now === undefined ? undefined : unsafeCallToolWith({
     now: toolSend.now,
-    era: () => core.live()?.negotiated.era ?? "legacy",
+    era: () => core.currentSession()?.negotiated.era ?? "legacy",
     tasksDeclared: core.tasksDeclared,
     knownDefinition,
     refusalOf,

@@ -13,12 +13,14 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { AuthFailure, McpAuth } from "../../McpAuth.js"
 import { AuthError, ConnectionError, ResponseTooLargeError, TransientServerError } from "../../McpError.js"
+import { concatBytes } from "../bytes.js"
+import * as Defaults from "../defaults.js"
 import { classify, withDetail } from "../failure.js"
 import * as Limits from "../limits.js"
+import * as Policies from "../policies.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
 import type { BodyReader, BodyReaderPause } from "./bodyReader.js"
@@ -88,8 +90,8 @@ export const settings = (
       customised: options.httpClient !== undefined,
       auth: options.auth,
       onAuthorizing: sink?.onAuthorizing,
-      retries: options.retries ?? 3,
-      retryBase: Duration.decode(options.retryBase ?? "200 millis"),
+      retries: options.retries ?? Defaults.HTTP_RETRIES,
+      retryBase: Duration.decode(options.retryBase ?? Defaults.HTTP_RETRY_BASE),
       maxBodyBytes,
       maxEventBytes: maxBodyBytes,
       retryFloor: Duration.decode(options.sseRetryFloor ?? Limits.SSE_RETRY_FLOOR),
@@ -291,27 +293,15 @@ const authorizing = <A, E>(s: HttpSettings, handling: Effect.Effect<A, E>): Effe
 
 /**
  * Retries `effect` on transport failures and HTTP 5xx with exponential backoff, unless the
- * method must never be repeated.
+ * method must never be repeated (the policy is `policies.ts`'s `retryTransient`).
  *
  * @internal
  */
-export const withRetries = <A, E extends { readonly _tag: string }>(
+export const withRetries: <A, E extends { readonly _tag: string }>(
   s: HttpSettings,
   method: string | undefined,
   effect: Effect.Effect<A, E>
-): Effect.Effect<A, E> => {
-  if (method === "tools/call" || s.retries <= 0) return effect
-  const retryable = (error: E) => error._tag === "ConnectionError" || error._tag === "TransientServerError"
-  // `Effect.retry(effect, { schedule: Schedule.exponential(s.retryBase), times: s.retries,
-  // while: retryable })`, with the schedule's driver built only once a first attempt failed (most
-  // requests never pay for it): the second attempt after retryBase, the others after 2×, 4×, …
-  return Effect.catchIf(effect, retryable, () =>
-    Effect.retry(Effect.delay(effect, s.retryBase), {
-      schedule: Schedule.exponential(Duration.times(s.retryBase, 2)),
-      times: s.retries - 1,
-      while: retryable
-    }))
-}
+) => Effect.Effect<A, E> = Policies.retryTransient
 
 /** @internal */
 export const transient = (s: HttpSettings, method: string, status: number) =>
@@ -428,14 +418,7 @@ export const readText = (
       // The response hands its chunks over as they arrive: kept, decoded once at the end.
       const chunks: Array<Uint8Array> = []
       return Effect.map(readCapped(s, reader, (chunk) => chunks.push(chunk)), (total) => {
-        if (chunks.length === 1) return utf8.decode(chunks[0])
-        const bytes = new Uint8Array(total)
-        let offset = 0
-        for (const chunk of chunks) {
-          bytes.set(chunk, offset)
-          offset += chunk.length
-        }
-        return utf8.decode(bytes)
+        return utf8.decode(concatBytes(chunks, total))
       })
     }
     // An uncompressed body whose declared length fits the cap is read in one go (no stream

@@ -8,7 +8,6 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -18,6 +17,7 @@ import { ConnectionError, ServerError } from "../../McpError.js"
 import type { Options } from "../../Sse.js"
 import type { SendError, Transport, TransportFactory } from "../../Transport.js"
 import * as Address from "../address.js"
+import * as Defaults from "../defaults.js"
 import * as Http from "./http.js"
 import * as SseBody from "./sseBody.js"
 
@@ -105,7 +105,7 @@ export const open = (options: Options): TransportFactory<HttpClient.HttpClient> 
 
     const postUrl = yield* Deferred.await(endpoint).pipe(
       Effect.timeoutFail({
-        duration: options.readTimeout ?? Duration.seconds(30),
+        duration: options.readTimeout ?? Defaults.LEGACY_ENDPOINT_TIMEOUT,
         onTimeout: () => new ConnectionError({ server, message: "no endpoint event arrived", reason: "protocol" })
       })
     )

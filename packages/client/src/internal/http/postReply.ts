@@ -5,6 +5,7 @@
  * @internal
  */
 import type * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
 import { escapeControl } from "../escape.js"
 
 /** @internal */
@@ -13,7 +14,7 @@ export type Json = Record<string, unknown>
 export type Id = string | number
 
 /** @internal */
-export const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = (u: unknown): u is Json => Predicate.isRecord(u)
 
 /** @internal */
 export const isId = (u: unknown): u is Id => typeof u === "string" || typeof u === "number"

@@ -18,6 +18,7 @@ import type { InvalidResponseError } from "../../McpError.js"
 import type { Options } from "../../StreamableHttp.js"
 import type { SendError, SendHints, TransportFactory } from "../../Transport.js"
 import * as Address from "../address.js"
+import * as Defaults from "../defaults.js"
 import * as Http from "./http.js"
 import * as Reply from "./postReply.js"
 import type { Id, Json } from "./postReply.js"
@@ -55,10 +56,10 @@ export const open = (
       listening = true
       // The first GET keeps running if it is slow: listen takes its answer rather than
       // opening a second stream (which would pick up messages meant for a resumption).
-      return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (first) =>
+      return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
-          FiberSet.run(fibers, Get.listen(c, Fiber.join(first))),
-          Effect.ignore(Effect.timeout(Fiber.await(first), "2 seconds"))
+          FiberSet.run(fibers, Get.listen(c, Fiber.join(firstGet))),
+          Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
         ))
     })
 
@@ -115,7 +116,7 @@ export const open = (
           : undefined
         const posted = Effect.flatMap(
           Post.post(c, accept, m, method, hints),
-          (response) => Post.handle(c, response, id, method, hints?.modern !== true)
+          (response) => Post.processReply(c, response, id, method, hints?.modern !== true)
         )
         const exchange = before === undefined ? posted : Effect.zipRight(before, posted)
         if (id === undefined) {
@@ -146,7 +147,7 @@ export const open = (
         return Http.executeAuthorized(c.s, request).pipe(
           Effect.flatMap(State.discard),
           Effect.interruptible,
-          Effect.timeout("2 seconds"),
+          Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
           Effect.ignore
         )
       })

@@ -6,13 +6,12 @@
  * @internal
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type { AuthFailure } from "../../McpAuth.js"
 import type { ConnectionError } from "../../McpError.js"
 import { ResponseStreamClosedError } from "../../McpError.js"
-import * as Limits from "../limits.js"
+import * as Policies from "../policies.js"
 import * as Http from "./http.js"
 import * as Reply from "./postReply.js"
 import type { Id } from "./postReply.js"
@@ -65,7 +64,7 @@ export const readExchange = (
     let attempts = 0
     while (!answered && !c.closed && id !== undefined) {
       // 2026-07-28 has no resumption: the broken stream is reported and the caller re-issues.
-      if (!resumable || lastEventId === undefined || attempts > Math.max(3, c.s.retries)) {
+      if (!resumable || lastEventId === undefined || attempts > Policies.resumeAttempts(c.s.retries)) {
         return c.sink.onRequestFailed(
           id,
           new ResponseStreamClosedError({
@@ -78,7 +77,7 @@ export const readExchange = (
         )
       }
       attempts++
-      yield* Effect.sleep(Http.retryDelay(c.s, retryMillis ?? c.serverRetry, Duration.seconds(1)))
+      yield* Effect.sleep(Http.retryDelay(c.s, retryMillis ?? c.serverRetry, Policies.sseReconnectDelay))
       const resumed = yield* Effect.either(get(c, lastEventId))
       if (resumed._tag === "Right" && resumed.right.status === 200) yield* read(resumed.right)
       else if (resumed._tag === "Right") yield* discard(resumed.right)
@@ -125,13 +124,13 @@ export const listen = (
       } else {
         if (opened._tag === "Right") yield* discard(opened.right)
         failures++
-        if (failures >= Limits.MAX_GET_FAILURES) {
+        if (Policies.getStreamGivesUp(failures)) {
           return yield* Effect.logWarning(`${c.s.server}: GET stream failed ${failures} times in a row; giving up`)
         }
       }
       const delay = failures === 0
-        ? Http.retryDelay(c.s, retryMillis, Duration.seconds(1))
-        : Duration.min(Duration.times(c.s.retryBase, 2 ** (failures - 1)), Duration.seconds(30))
+        ? Http.retryDelay(c.s, retryMillis, Policies.sseReconnectDelay)
+        : Policies.getStreamDelay(c.s.retryBase, failures)
       yield* Effect.sleep(delay)
     }
   })

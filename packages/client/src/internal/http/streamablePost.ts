@@ -109,7 +109,7 @@ const readJson = (c: Connection, response: HttpClientResponse.HttpClientResponse
  *
  * @internal
  */
-export const handle = (
+export const processReply = (
   c: Connection,
   response: HttpClientResponse.HttpClientResponse,
   id: Id | undefined,

@@ -6,6 +6,7 @@
  * @internal
  */
 import { resolveIri, toAbsoluteIri } from "@hyperjump/uri"
+import * as Predicate from "effect/Predicate"
 import type { Dialect, Limits, UnsupportedDialect } from "../../JsonSchema.js"
 import { unsupported, type Vocabulary, vocabulary } from "./dialect.js"
 import { measure } from "./limits.js"
@@ -38,7 +39,7 @@ export interface AnalysisContext {
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type JsonObject = { readonly [key: string]: Json }
 
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is JsonObject => Predicate.isRecord(u)
 const unusable = (reason: string) => ({ _tag: "Unusable" as const, reason })
 
 const unescape = (token: string): string => token.replace(/~1/g, "/").replace(/~0/g, "~")

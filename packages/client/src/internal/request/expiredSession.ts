@@ -6,10 +6,11 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Policies from "../policies.js"
 import type { Send, Step } from "./send.js"
 
 /** @internal */
 export const resendOnExpiredSession = (resend: Send): Step => (next) => (request) =>
-  request.method === "tools/call"
-    ? next(request)
-    : Effect.catchTag(next(request), "SessionExpiredError", () => resend(request))
+  Policies.resendsOnExpiredSession(request.method)
+    ? Effect.catchTag(next(request), "SessionExpiredError", () => resend(request))
+    : next(request)

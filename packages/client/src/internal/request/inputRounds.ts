@@ -12,12 +12,14 @@ import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import * as Handlers from "../../Handlers.js"
 import type { ConnectError } from "../../McpError.js"
 import { InputRequiredError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
 import type { Options } from "../../ServerConnection.js"
 import * as Limits from "../limits.js"
+import * as Policies from "../policies.js"
 import type { OutgoingRequest, Send, Step } from "./send.js"
 import { proceed, sender } from "./send.js"
 
@@ -29,8 +31,6 @@ export interface Settings {
   readonly tasksDeclared: boolean
   readonly clock: Clock.Clock
 }
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const timeoutOf = (request: OutgoingRequest): number | undefined =>
   request.options?.timeout === undefined ? undefined : Duration.toMillis(Duration.decode(request.options.timeout))
@@ -69,7 +69,7 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
     }
     // The tasks extension: only tools/call may answer with a task, and only when declared.
     if (
-      type === "invalid" && method === "tools/call" && tasksDeclared && isObject(result) &&
+      type === "invalid" && method === "tools/call" && tasksDeclared && Predicate.isRecord(result) &&
       result.resultType === "task"
     ) return Effect.succeed(result)
     if (type === "invalid") return Effect.fail(Protocol.invalidResult(server, method, result))
@@ -95,7 +95,7 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
       }
       // Load shedding: only state came back. The host hook (or a growing pause) decides,
       // and the whole wait stays inside the request's timeout.
-      const delayMs = Math.min(50 * 2 ** (n - 1), 2_000)
+      const delayMs = Policies.inputRoundPauseMs(n)
       return Effect.suspend(() => {
         const elapsedMs = clock.unsafeCurrentTimeMillis() - startedAt
         const decide = options.onInputRequiredWait === undefined
@@ -114,14 +114,14 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
         })
       })
     }
-    if (!isObject(requests)) {
+    if (!Predicate.isRecord(requests)) {
       return fail("malformed inputRequests", false)
     }
     const entries = Object.entries(requests)
     for (const [, request] of entries) {
       if (
-        !isObject(request) || typeof request.method !== "string" ||
-        (request.params !== undefined && !isObject(request.params))
+        !Predicate.isRecord(request) || typeof request.method !== "string" ||
+        (request.params !== undefined && !Predicate.isRecord(request.params))
       ) {
         return fail("malformed inputRequests", false)
       }
@@ -146,8 +146,8 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
     )
   }
 
-  // The first round: with the answers it resumes from, if any.
-  const first = (request: OutgoingRequest): OutgoingRequest => {
+  // The first round carries the answers it resumes from, if any.
+  const withResume = (request: OutgoingRequest): OutgoingRequest => {
     const resume = request.resume
     if (resume === undefined) return request
     return Object.assign({}, request, {
@@ -166,13 +166,13 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
         Effect.suspend(() => {
           const startedAt = clock.unsafeCurrentTimeMillis()
           return Effect.flatMap(
-            next(first(request)),
+            next(withResume(request)),
             (result) => from(next, request, startedAt, 1, request.resume !== undefined, result)
           )
         }),
       now === undefined ? undefined : (request, onOutcome) => {
         const startedAt = clock.unsafeCurrentTimeMillis()
-        return now(first(request), (outcome) => {
+        return now(withResume(request), (outcome) => {
           if (outcome._tag === "Continue") {
             return onOutcome(proceed(Effect.flatMap(
               outcome.effect,

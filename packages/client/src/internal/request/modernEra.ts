@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import { ServerError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as Protocol from "../../Protocol.js"
@@ -22,8 +23,6 @@ export interface Settings {
   readonly fixedHostMeta: Record<string, unknown> | undefined
   readonly hostMeta: Effect.Effect<Record<string, unknown>>
 }
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // `catchIf`, unlike `mapError`, costs nothing on success; `modernError` changes only a ServerError.
 const isServerError = (error: unknown): error is ServerError => error instanceof ServerError
@@ -52,12 +51,12 @@ export const modernEra = (settings: Settings, version: string): Step => {
   }
   const metaOf = (host: Record<string, unknown>, params: Params) => {
     const own = params?._meta
-    return host === fixedHostMeta && !isObject(own)
+    return host === fixedHostMeta && !Predicate.isRecord(own)
       ? sharedMeta(host)
       : Object.assign(
         {},
         host,
-        isObject(own) ? own : undefined,
+        Predicate.isRecord(own) ? own : undefined,
         Protocol.requestMeta(identity, version, logLevel.current)
       )
   }

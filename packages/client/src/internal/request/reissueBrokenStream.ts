@@ -7,12 +7,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Policies from "../policies.js"
 import type { Step } from "./send.js"
 
 /** @internal */
 export const reissueBrokenStream: Step = (next) => (request) => {
   const once = next(request)
-  return request.method === "subscriptions/listen"
-    ? once
-    : Effect.catchTag(once, "ResponseStreamClosedError", () => once)
+  return Policies.reissuesBrokenStream(request.method)
+    ? Effect.catchTag(once, "ResponseStreamClosedError", () => once)
+    : once
 }

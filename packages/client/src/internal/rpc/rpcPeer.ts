@@ -110,7 +110,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       { onMessage, onClose, onRequestFailed, onAuthorizing: deadlines.onAuthorizing, backpressure },
       server
     )
-    const open = transport
+    const opened = transport
 
     // A finalizer of the scope itself, not `Effect.addFinalizer`: a synchronous close needs none
     // of the fiber's refs, of which that one keeps a snapshot per connection.
@@ -122,7 +122,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       })
     )
 
-    const write = open.write
+    const write = opened.write
     /** Writes a registered request on a synchronous transport; not written, it is forgotten. */
     const writeNow = (write: NonNullable<Transport["write"]>, id: number, message: object) => {
       let error: SendError | undefined
@@ -176,7 +176,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         } else {
           sent = Effect.zipRight(
             Effect.tapError(
-              open.send(message, requestOptions?.hints),
+              opened.send(message, requestOptions?.hints),
               () => Effect.sync(() => table.entries.delete(id))
             ),
             awaitResponse
@@ -191,7 +191,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       })
 
     const notify = (method: string, params?: Record<string, unknown>, hints?: SendHints) =>
-      open.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, hints)
+      opened.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, hints)
 
     return {
       request,
@@ -203,8 +203,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
           ? Effect.succeed(closedWith)
           : Deferred.await(closedSignal ??= Deferred.unsafeMake<ConnectionError>(FiberId.none))
       ),
-      description: open.description,
-      authorization: open.authorization ?? Effect.succeed(undefined),
-      reusableCache: open.reusableCache ?? true
+      description: opened.description,
+      authorization: opened.authorization ?? Effect.succeed(undefined),
+      reusableCache: opened.reusableCache ?? true
     } satisfies RpcPeer
   })

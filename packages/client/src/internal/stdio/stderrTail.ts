@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { concatBytes } from "../bytes.js"
 import { escapeControl } from "../escape.js"
 import * as Limits from "../limits.js"
 
@@ -33,12 +34,7 @@ export const make = (): StderrTail => {
     }
   }
   const lines = () => {
-    const all = new Uint8Array(bytes)
-    let offset = 0
-    for (const chunk of chunks) {
-      all.set(chunk, offset)
-      offset += chunk.length
-    }
+    const all = concatBytes(chunks, bytes)
     const text = new TextDecoder().decode(all.length > BUDGET ? all.subarray(all.length - BUDGET) : all)
     const split = text.split(/\r?\n/)
     if (dropped || all.length > BUDGET) split.shift()

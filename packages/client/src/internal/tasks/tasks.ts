@@ -25,14 +25,12 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 import type { Task } from "../../Task.js"
+import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Registry from "./registry.js"
 import type { TaskRef } from "./registry.js"
 import { idOf, isObject } from "./registry.js"
 import * as Wait from "./wait.js"
-
-/** How long the `tasks/cancel` of an abandoned call may take. */
-const ABANDON_TIMEOUT = Duration.seconds(10)
 
 /** What the driver needs from its connection. */
 export interface Context {
@@ -308,7 +306,13 @@ export const make = (context: Context) => {
     Effect.forkDaemon(Effect.ignore(
       Effect.flatMap(
         gate("tasks/cancel", ["cancel"]),
-        () => context.send("tasks/cancel", { taskId: task.taskId }, { timeout: ABANDON_TIMEOUT }, headers(task.taskId))
+        () =>
+          context.send(
+            "tasks/cancel",
+            { taskId: task.taskId },
+            { timeout: Defaults.TASK_CANCEL_TIMEOUT },
+            headers(task.taskId)
+          )
       )
     ))
 
@@ -322,7 +326,7 @@ export const make = (context: Context) => {
    * answered, bounded by the task's `ttlMs`; a failed or cancelled task is a `ServerError`. A
    * call interrupted or timed out (its TTL lapsed) cancels the task on the server.
    */
-  const complete = (
+  const driveToResult = (
     task: Task,
     options: RequestOptions | undefined
   ): Effect.Effect<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError> =>
@@ -355,7 +359,7 @@ export const make = (context: Context) => {
   return {
     gate,
     created,
-    complete,
+    driveToResult,
     get,
     result,
     wait: (ref: TaskRef, options?: WaitOptions) => Effect.zipRight(check(ref), pollUntil(ref, options, true)),

@@ -14,6 +14,7 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as Protocol from "../../Protocol.js"
 import type { RequestOptions } from "../../ServerConnection.js"
 import type { Task } from "../../Task.js"
+import * as Defaults from "../defaults.js"
 import * as Limits from "../limits.js"
 import type { Registry, TaskRef } from "./registry.js"
 import { idOf, isObject } from "./registry.js"
@@ -52,7 +53,7 @@ export const make = (ops: Operations) =>
   const { get, result, server } = ops
   const answered = ops.registry.answeredOf(idOf(ref))
   const pollMs = (task: Task) =>
-    Math.min(Math.max(task.pollIntervalMs ?? 1_000, Limits.MIN_POLL_MS), Limits.MAX_POLL_MS)
+    Math.min(Math.max(task.pollIntervalMs ?? Defaults.TASK_POLL_MS, Limits.MIN_POLL_MS), Limits.MAX_POLL_MS)
   const stop = (task: Task, reason: string, resumable: boolean) =>
     new InputRequiredError({
       server,

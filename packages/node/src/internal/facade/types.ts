@@ -167,7 +167,7 @@ export interface Signal {
  */
 export interface ServerHandle {
   readonly name: string
-  readonly kind: string
+  readonly kind: ServerConfig.TransportKind
   readonly era: Negotiated["era"] | undefined
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
