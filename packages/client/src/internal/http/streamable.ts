@@ -144,7 +144,7 @@ export const open = (
           return Effect.void
         }
         const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
-        return Http.executeAuthorized(c.s, request).pipe(
+        return Http.executeAuthorized(c.settings, request).pipe(
           Effect.flatMap(State.discard),
           Effect.interruptible,
           Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
@@ -156,8 +156,8 @@ export const open = (
     return {
       send,
       description: `${mode === "plain" ? "http" : "streamable-http"}:${Http.originOf(options.url)}`,
-      authorization: Effect.suspend(() => Http.authorizationKey(c.s.headers())),
-      reusableCache: !c.s.customised,
+      authorization: Effect.suspend(() => Http.authorizationKey(c.settings.headers())),
+      reusableCache: !c.settings.customised,
       sessionId: () => c.sessionId,
       address: Address.addressOf(options.url)
     }

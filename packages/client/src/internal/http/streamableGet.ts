@@ -41,7 +41,7 @@ export const readExchange = (
     let lastEventId: string | undefined
     let retryMillis: number | undefined
     const read = (r: HttpClientResponse.HttpClientResponse) =>
-      Effect.either(SseBody.readSse(c.s, r, {
+      Effect.either(SseBody.readSse(c.settings, r, {
         onEvent: (event) => {
           if (event.data.length === 0) return
           const message = parseEvent(event.data)
@@ -57,18 +57,18 @@ export const readExchange = (
         // Stopped for too long, it is handled as a broken stream (resumed or reported).
         backpressure: c.sink.backpressure
       }))
-    const first = yield* read(response)
-    if (first._tag === "Left" && first.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
-      return c.sink.onRequestFailed(id, first.left)
+    const firstRead = yield* read(response)
+    if (firstRead._tag === "Left" && firstRead.left._tag === "ResponseTooLargeError" && id !== undefined && !answered) {
+      return c.sink.onRequestFailed(id, firstRead.left)
     }
     let attempts = 0
     while (!answered && !c.closed && id !== undefined) {
       // 2026-07-28 has no resumption: the broken stream is reported and the caller re-issues.
-      if (!resumable || lastEventId === undefined || attempts > Policies.resumeAttempts(c.s.retries)) {
+      if (!resumable || lastEventId === undefined || attempts > Policies.resumeAttempts(c.settings.retries)) {
         return c.sink.onRequestFailed(
           id,
           new ResponseStreamClosedError({
-            server: c.s.server,
+            server: c.settings.server,
             method,
             message: lastEventId === undefined
               ? "the response stream ended before the response and cannot be resumed"
@@ -77,7 +77,7 @@ export const readExchange = (
         )
       }
       attempts++
-      yield* Effect.sleep(Http.retryDelay(c.s, retryMillis ?? c.serverRetry, Policies.sseReconnectDelay))
+      yield* Effect.sleep(Http.retryDelay(c.settings, retryMillis ?? c.serverRetry, Policies.sseReconnectDelay))
       const resumed = yield* Effect.either(get(c, lastEventId))
       if (resumed._tag === "Right" && resumed.right.status === 200) yield* read(resumed.right)
       else if (resumed._tag === "Right") yield* discard(resumed.right)
@@ -86,30 +86,30 @@ export const readExchange = (
 
 /**
  * The optional server → client stream, reconnected on a Schedule-like backoff that honours the
- * server's retry: (floored) and gives up after consecutive failures. `first` is the answer to
+ * server's retry: (floored) and gives up after consecutive failures. `firstGet` is the answer to
  * the GET already sent.
  *
  * @internal
  */
 export const listen = (
   c: Connection,
-  first: Effect.Effect<Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure>>
+  firstGet: Effect.Effect<Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure>>
 ) =>
   Effect.gen(function*() {
     let lastEventId: string | undefined
     let retryMillis: number | undefined
     let failures = 0
-    let pending: typeof first | undefined = first
+    let pending: typeof firstGet | undefined = firstGet
     while (!c.closed) {
       const opened = yield* (pending ?? Effect.either(get(c, lastEventId)))
       pending = undefined
       if (opened._tag === "Right" && NO_STREAM.has(opened.right.status)) {
         yield* discard(opened.right)
-        return yield* Effect.logDebug(`${c.s.server}: no GET stream (HTTP ${opened.right.status})`)
+        return yield* Effect.logDebug(`${c.settings.server}: no GET stream (HTTP ${opened.right.status})`)
       }
       if (opened._tag === "Right" && opened.right.status >= 200 && opened.right.status < 300) {
         failures = 0
-        yield* SseBody.readSse(c.s, opened.right, {
+        yield* SseBody.readSse(c.settings, opened.right, {
           onEvent: (event) => {
             if (event.data.length === 0) return
             const message = parseEvent(event.data)
@@ -125,12 +125,14 @@ export const listen = (
         if (opened._tag === "Right") yield* discard(opened.right)
         failures++
         if (Policies.getStreamGivesUp(failures)) {
-          return yield* Effect.logWarning(`${c.s.server}: GET stream failed ${failures} times in a row; giving up`)
+          return yield* Effect.logWarning(
+            `${c.settings.server}: GET stream failed ${failures} times in a row; giving up`
+          )
         }
       }
       const delay = failures === 0
-        ? Http.retryDelay(c.s, retryMillis, Policies.sseReconnectDelay)
-        : Policies.getStreamDelay(c.s.retryBase, failures)
+        ? Http.retryDelay(c.settings, retryMillis, Policies.sseReconnectDelay)
+        : Policies.getStreamDelay(c.settings.retryBase, failures)
       yield* Effect.sleep(delay)
     }
   })

@@ -22,7 +22,7 @@ import { deliver, discard, expired, headers } from "./streamableState.js"
 /** The JSON-RPC error of a refusal's body (bounded), if it holds one. */
 const errorBody = (c: Connection, response: HttpClientResponse.HttpClientResponse) =>
   Effect.map(
-    Effect.either(Http.readText({ ...c.s, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }, response)),
+    Effect.either(Http.readText({ ...c.settings, maxBodyBytes: Limits.MAX_ERROR_BODY_BYTES }, response)),
     Reply.errorBody
   )
 
@@ -40,7 +40,7 @@ const refusal = (
   }
   return Effect.fail(
     new ServerError({
-      server: c.s.server,
+      server: c.settings.server,
       method,
       code: typeof error?.code === "number" ? error.code : -32600,
       message: typeof error?.message === "string" ? error.message.slice(0, 500) : `HTTP ${status}`,
@@ -66,7 +66,7 @@ const lostSession = (
     if (!Reply.mentionsSession(body.error) || c.lost.unproven) return refusal(c, 400, id, method, body)
     c.lost.unproven = true
     const warn = c.lost.warned ? Effect.void : Effect.logWarning(
-      `${c.s.server}: answered HTTP 400 ${
+      `${c.settings.server}: answered HTTP 400 ${
         escapeControl(JSON.stringify(String(body.error!.message)), 200)
       } for its session id; the spec requires 404 for a session it no longer knows, so this is taken for an expired session`
     )
@@ -76,15 +76,15 @@ const lostSession = (
 }
 
 const missing = (c: Connection, method: string, message: string) =>
-  new MissingResponseError({ server: c.s.server, method, message })
+  new MissingResponseError({ server: c.settings.server, method, message })
 
 // The body of a `200 application/json` reply; a request it does not answer fails at once.
 const readJson = (c: Connection, response: HttpClientResponse.HttpClientResponse, id: Id | undefined, method: string) =>
-  Effect.flatMap(Http.readText(c.s, response), (text): Effect.Effect<void, SendError | InvalidResponseError> => {
+  Effect.flatMap(Http.readText(c.settings, response), (text): Effect.Effect<void, SendError | InvalidResponseError> => {
     const messages = Reply.jsonMessages(text)
     if (messages === undefined) {
       return Effect.fail(
-        new InvalidResponseError({ server: c.s.server, method, message: "the response body is not JSON" })
+        new InvalidResponseError({ server: c.settings.server, method, message: "the response body is not JSON" })
       )
     }
     let answered = false
@@ -152,13 +152,13 @@ export const processReply = (
  */
 export const post = (c: Connection, accept: string, message: Json, method: string, hints: SendHints | undefined) =>
   Http.withRetries(
-    c.s,
+    c.settings,
     method,
     Effect.flatMap(
       Effect.suspend(() => {
         const sent = headers(c, { accept }, hints)
         const request = Http.executeAuthorized(
-          c.s,
+          c.settings,
           HttpClientRequest.post(c.url).pipe(
             HttpClientRequest.setHeaders(sent),
             HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
@@ -172,7 +172,7 @@ export const post = (c: Connection, accept: string, message: Json, method: strin
       }),
       (response) =>
         response.status >= 500
-          ? Effect.zipRight(discard(response), Effect.fail(Http.transient(c.s, method, response.status)))
+          ? Effect.zipRight(discard(response), Effect.fail(Http.transient(c.settings, method, response.status)))
           : Effect.succeed(response)
     )
   )

@@ -29,7 +29,7 @@ export interface LostSessions {
 
 /** @internal */
 export interface Connection {
-  readonly s: Http.HttpSettings
+  readonly settings: Http.HttpSettings
   readonly url: string
   readonly sink: TransportSink
   readonly lost: LostSessions
@@ -45,7 +45,7 @@ export interface Connection {
   serverRetry: number | undefined
   /** The configured headers the bases below were derived from (a function may hand out new ones). */
   configured: Record<string, string> | undefined
-  /** Whether the bases below ask for compressed bodies (`s.rawBodies` when they were derived). */
+  /** Whether the bases below ask for compressed bodies (`settings.rawBodies` when they were derived). */
   compressed: boolean
   legacyBase: Record<string, string>
   modernBase: Record<string, string>
@@ -53,12 +53,12 @@ export interface Connection {
 
 /** @internal */
 export const make = (
-  s: Http.HttpSettings,
+  settings: Http.HttpSettings,
   url: string,
   sink: TransportSink,
   lost: LostSessions
 ): Connection => ({
-  s,
+  settings,
   url,
   sink,
   lost,
@@ -80,12 +80,12 @@ const withoutParams = (configured: Record<string, string>) =>
 
 /** The headers of a request: the configured ones, the session's, the era's, then `extra`. @internal */
 export const headers = (c: Connection, extra?: Record<string, string>, hints?: SendHints): Record<string, string> => {
-  const current = c.s.headers()
-  if (current !== c.configured || c.compressed !== c.s.rawBodies) {
+  const current = c.settings.headers()
+  if (current !== c.configured || c.compressed !== c.settings.rawBodies) {
     c.configured = current
-    c.compressed = c.s.rawBodies
-    c.legacyBase = Http.withAcceptEncoding(c.s, { ...current })
-    c.modernBase = Http.withAcceptEncoding(c.s, withoutParams(current))
+    c.compressed = c.settings.rawBodies
+    c.legacyBase = Http.withAcceptEncoding(c.settings, { ...current })
+    c.modernBase = Http.withAcceptEncoding(c.settings, withoutParams(current))
   }
   // `Object.assign`, not spreads: this runs per request (see `serverConnection.ts`).
   if (hints?.modern === true) return Object.assign({}, c.modernBase, extra, hints.headers)
@@ -124,7 +124,7 @@ export const discard = (response: HttpClientResponse.HttpClientResponse): Effect
 /** Opens (or resumes, after `lastEventId`) a GET stream. @internal */
 export const get = (c: Connection, lastEventId: string | undefined) =>
   Http.executeAuthorized(
-    c.s,
+    c.settings,
     HttpClientRequest.get(c.url).pipe(
       HttpClientRequest.setHeaders(
         headers(
@@ -148,10 +148,10 @@ export const get = (c: Connection, lastEventId: string | undefined) =>
 export const expired = (c: Connection, method: string, id: Id | undefined): SessionExpiredError => {
   c.sessionId = undefined
   c.closed = true
-  const error = new SessionExpiredError({ server: c.s.server, method })
+  const error = new SessionExpiredError({ server: c.settings.server, method })
   if (id !== undefined) c.sink.onRequestFailed(id, error)
   c.sink.onClose(
-    new ConnectionError({ server: c.s.server, message: "the server expired the session", reason: "closed" })
+    new ConnectionError({ server: c.settings.server, message: "the server expired the session", reason: "closed" })
   )
   return error
 }
