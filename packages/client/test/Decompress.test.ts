@@ -11,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Duplex } from "node:stream"
 import { deflateSync, gzipSync } from "node:zlib"
+import { concatBytes } from "../src/internal/bytes.js"
 import type { DecompressFailure } from "../src/internal/wire/decompress.js"
 import { decompressBody } from "../src/internal/wire/decompress.js"
 
@@ -31,16 +32,8 @@ const chunks = (bytes: Uint8Array, size: number): Stream.Stream<Uint8Array, Body
   return Stream.fromIterable(out)
 }
 
-const concat = (parts: Chunk.Chunk<Uint8Array>): Uint8Array => {
-  const total = Chunk.reduce(parts, 0, (n, part) => n + part.length)
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
+const concat = (parts: Chunk.Chunk<Uint8Array>): Uint8Array =>
+  concatBytes(Chunk.toReadonlyArray(parts), Chunk.reduce(parts, 0, (n, part) => n + part.length))
 
 const text = JSON.stringify({
   jsonrpc: "2.0",

@@ -12,6 +12,19 @@ import * as Effect from "effect/Effect"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 
+interface Message {
+  readonly id?: string | number
+  readonly method?: unknown
+  readonly params?: { readonly protocolVersion?: string }
+}
+
+/** The JSON body of a POST, once read. */
+const readMessage = (req: Http.IncomingMessage, onMessage: (message: Message) => void) => {
+  const chunks: Array<Buffer> = []
+  req.on("data", (chunk: Buffer) => chunks.push(chunk))
+  req.on("end", () => onMessage(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Message))
+}
+
 /** A flood server. */
 export interface Flood {
   readonly url: string
@@ -34,6 +47,16 @@ export const floodServer = (burst: number, stalled: boolean, streamable = false)
       const waiting: Array<() => void> = []
       const answers = { open: 0, max: 0, received: new Set<string | number>() }
       const streams = { opened: 0, closed: 0 }
+      // An answer POST: counted, and completed at once or once released.
+      const holdAnswer = (id: string | number, res: Http.ServerResponse) => {
+        answers.received.add(id)
+        answers.max = Math.max(answers.max, ++answers.open)
+        const done = () => {
+          answers.open--
+          res.writeHead(202).end()
+        }
+        return released ? done() : void waiting.push(done)
+      }
       const server = Http.createServer((req, res) => {
         if (req.method === "GET" && streamable) {
           res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
@@ -57,23 +80,8 @@ export const floodServer = (burst: number, stalled: boolean, streamable = false)
         if (streamable) return void answerStreamable(req, res)
         const stream = streamsByPath.get(req.url ?? "")!
         const event = (message: object) => stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-            readonly id?: string | number
-            readonly method?: unknown
-            readonly params?: { readonly protocolVersion?: string }
-          }
-          if (typeof message.method !== "string") {
-            answers.received.add(message.id!)
-            answers.max = Math.max(answers.max, ++answers.open)
-            const done = () => {
-              answers.open--
-              res.writeHead(202).end()
-            }
-            return released ? done() : void waiting.push(done)
-          }
+        readMessage(req, (message) => {
+          if (typeof message.method !== "string") return holdAnswer(message.id!, res)
           res.writeHead(202).end()
           if (message.method === "initialize") {
             event({
@@ -99,23 +107,8 @@ export const floodServer = (burst: number, stalled: boolean, streamable = false)
       })
       const streamsByPath = new Map<string, Http.ServerResponse>()
       const answerStreamable = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-            readonly id?: string | number
-            readonly method?: unknown
-            readonly params?: { readonly protocolVersion?: string }
-          }
-          if (typeof message.method !== "string") {
-            answers.received.add(message.id!)
-            answers.max = Math.max(answers.max, ++answers.open)
-            const done = () => {
-              answers.open--
-              res.writeHead(202).end()
-            }
-            return released ? done() : void waiting.push(done)
-          }
+        readMessage(req, (message) => {
+          if (typeof message.method !== "string") return holdAnswer(message.id!, res)
           if (message.id === undefined) return void res.writeHead(202).end()
           if (message.method === "tools/call") {
             // The burst on the call's reply stream, then its result, then the stream's end.
