@@ -47,8 +47,8 @@ export const make = <R>(
     yield* Masked.logStart(config)
     const shared = yield* Core.makeShared(config, options)
     const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
-    // `Object.assign`, not spreads: on Node 20 (V8 11) a literal that opens with a spread gets a
-    // hidden class of its own per object (and costs ~0.8 µs instead of ~0.05).
+    // `Object.assign`, not spreads: a literal that opens with a spread gets a hidden class of its
+    // own per object (docs/performance.md, "Idioms").
     const base = Object.assign({}, shared, sessions)
     const core: Core.Core = Object.assign(base, Requests.make(base))
     const { listen } = Subscriptions.make(core)

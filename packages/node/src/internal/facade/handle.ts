@@ -22,7 +22,7 @@ const live = <A>(read: (negotiated: Negotiated | undefined) => A): PropertyDescr
 })
 
 // One set of getter functions for every handle: an object literal's getters are new closures
-// (and a new hidden class) per handle, ~1 KB each against ~0.2 KB this way.
+// (and a new hidden class) per handle (docs/performance.md, "Idioms").
 const getters: PropertyDescriptorMap = {
   era: live((n) => n?.era),
   protocolVersion: live((n) => n?.protocolVersion),
