@@ -37,7 +37,7 @@ export interface Options extends Http.HttpOptions {
  * @category constructors
  */
 export const transport = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
-  Effect.flatMap(Effect.promise(loadConnection), (connection) => connection.open(options)(sink, server))
+  Effect.flatMap(Effect.promise(loadConnection), (connection) => connection.transportOf(options)(sink, server))
 
 /** The connection's code, loaded with the first HTTP+SSE connection. */
 const loadConnection = () => import("./internal/http/legacySse.js")

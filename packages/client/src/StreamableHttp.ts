@@ -63,7 +63,10 @@ export const transport = (
   // What this server's connections remember of its lost-session 400s (State.LostSessions).
   const lost = { warned: false, unproven: false }
   return (sink, server) =>
-    Effect.flatMap(Effect.promise(loadConnection), (connection) => connection.open(options, mode, lost)(sink, server))
+    Effect.flatMap(
+      Effect.promise(loadConnection),
+      (connection) => connection.transportOf(options, mode, lost)(sink, server)
+    )
 }
 
 /** The connection's code, loaded with the first Streamable HTTP or plain HTTP connection. */

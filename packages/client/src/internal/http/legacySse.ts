@@ -22,7 +22,7 @@ import * as Http from "./http.js"
 import * as SseBody from "./sseBody.js"
 
 /** @internal */
-export const open = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
+export const transportOf = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
   Effect.gen(function*() {
     const s = yield* Http.settings(server, options, sink)
     const origin = Http.originOf(options.url)

@@ -27,7 +27,7 @@ import * as Post from "./streamablePost.js"
 import * as State from "./streamableState.js"
 
 /** @internal */
-export const open = (
+export const transportOf = (
   options: Options,
   mode: "streamable" | "plain",
   lost: State.LostSessions

@@ -74,7 +74,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
         ServerRequests.make({
           server,
           send: (message) => transport === undefined ? Effect.void : Effect.ignore(transport.send(message)),
-          handle: options.onRequest,
+          serve: options.onRequest,
           maxConcurrent: options.maxConcurrentServerRequests ?? Limits.MAX_CONCURRENT_SERVER_REQUESTS,
           maxQueued: options.maxQueuedRefusals ?? Limits.MAX_QUEUED_REFUSALS,
           maxQueuedIdChars: Limits.MAX_QUEUED_REFUSAL_ID_CHARS,

@@ -30,7 +30,8 @@ export interface Options {
   readonly server: string
   /** Sends one answer; never fails (a closed transport drops it). */
   readonly send: (message: object) => Effect.Effect<void>
-  readonly handle: RequestHandler
+  /** Serves one request; `undefined` for a method no handler serves (refused). */
+  readonly serve: RequestHandler
   /** Requests handled at once, and answers in the transport at once. */
   readonly maxConcurrent: number
   /** Refusals waiting for a free answer slot before the transport is asked to stop reading… */
@@ -119,7 +120,7 @@ class Tally {
 /** @internal */
 export const make = (options: Options): Effect.Effect<ServerRequests, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { handle, maxConcurrent, send, server } = options
+    const { maxConcurrent, send, serve, server } = options
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const fibers = yield* FiberSet.make<void>()
     // Handlers by id, for cancellation; `running` counts them (a server may reuse an id).
@@ -217,7 +218,7 @@ export const make = (options: Options): Effect.Effect<ServerRequests, never, Sco
 
     const onRequest = (id: Id, method: string, params: Record<string, unknown> | undefined) => {
       if (running >= maxConcurrent) return refuse(id, method, "budget")
-      const handled = handle(method, params)
+      const handled = serve(method, params)
       if (handled === undefined) return refuse(id, method, "unserved")
       running++
       // The request keeps its place in the budget until its answer is out, so answers waiting
