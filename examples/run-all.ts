@@ -101,6 +101,15 @@ export const examples: Array<Example> = [
     name: "raw-requests",
     expect: ["acme/search: about effect (0.9)", "acme/unknown: ServerError, server rejected: true", /^page 2: /m]
   },
+  {
+    name: "many-servers",
+    expect: [
+      "connected at start: none",
+      "search \"issue\": github/create_issue, github/search_issues",
+      "connected after the search: github, files, notes",
+      "delete_repo: ToolNotFoundError, requests sent: 0"
+    ]
+  },
   llm("openai", "OPENAI_API_KEY"),
   llm("anthropic", "ANTHROPIC_API_KEY"),
   llm("gemini", "GEMINI_API_KEY")

@@ -1,0 +1,47 @@
+/**
+ * Many servers, tight context (docs/many-servers.md): three servers connected lazily, one of
+ * them filtered, a tool search across all, and a filtered tool refused without a request.
+ *
+ * @since 0.2.0
+ */
+import * as McpClient from "@mcp-effect/client/McpClient"
+import * as FakeServer from "@mcp-effect/testing/FakeServer"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+
+const tool = (name: string, description: string) => FakeServer.tool(name, () => Effect.succeed(name), { description })
+
+const program = Effect.gen(function*() {
+  const github = yield* FakeServer.make({
+    tools: [
+      tool("create_issue", "Create an issue in a repository"),
+      tool("search_issues", "Search issues and pull requests"),
+      tool("delete_repo", "Delete a repository")
+    ]
+  })
+  const files = yield* FakeServer.make({
+    tools: [tool("read_file", "Read a file"), tool("write_file", "Write a file")]
+  })
+  const notes = yield* FakeServer.make({ tools: [tool("add_note", "Add a note")] })
+  const client = yield* McpClient.make({
+    servers: [
+      // Read and search only: nothing that deletes.
+      { ...github.config({ name: "github" }), tools: { exclude: ["delete_*"] } },
+      files.config({ name: "files" }),
+      notes.config({ name: "notes" })
+    ],
+    lazy: true
+  })
+  const connected = () => client.servers.filter((s) => s.negotiated() !== undefined).map((s) => s.name)
+  yield* Console.log(`connected at start: ${connected().join(", ") || "none"}`)
+  const found = yield* client.searchTools("issue", { limit: 2 })
+  yield* Console.log(`search "issue": ${found.map((t) => `${t.server}/${t.name}`).join(", ")}`)
+  yield* Console.log(`connected after the search: ${connected().join(", ")}`)
+  const refused = yield* Effect.flip(client.callTool("delete_repo", {}))
+  yield* Console.log(`delete_repo: ${refused._tag}, requests sent: ${(yield* github.requests("tools/call")).length}`)
+})
+
+Effect.runPromise(Effect.scoped(program)).catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
