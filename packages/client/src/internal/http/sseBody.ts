@@ -61,8 +61,8 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
   let badIds = 0
   let unusable = 0
   let skippedAtUsable = 0
-  // A reply stream's oversized event: the request fails and the stream is closed.
-  let tooLargeReply = false
+  // On a reply stream an oversized event fails the request and closes the stream.
+  const isReply = options.responseId !== undefined
   const parser: SseParser = makeSseParser({
     maxEventBytes: s.maxEventBytes,
     maxEventIdLength: Limits.MAX_EVENT_ID_LENGTH,
@@ -92,7 +92,6 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
           }); later ones are counted`
         )
       }
-      if (options.responseId !== undefined) tooLargeReply = true
     }
   })
   // The parser's last event id is the spec's: it also counts ids of events without data.
@@ -111,7 +110,7 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
         options.lastEventId(id)
       }
       garbage = unusable > Limits.MAX_UNUSABLE_SSE_EVENTS || parser.skippedBytes() - skippedAtUsable > maxSkipped
-      return !garbage && !tooLargeReply
+      return !garbage && !(isReply && oversized > 0)
     },
     hasLogs: () => logs.length > 0,
     flush,
@@ -131,14 +130,10 @@ const sseAccount = (s: HttpSettings, options: SseReadOptions) => {
             } skipped bytes with no usable event`
           )
         }
-        // Made only when it is the outcome: most reads end well.
-        const tooLarge = () => Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes }))
-        const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = tooLargeReply
-          ? tooLarge()
+        const outcome: Effect.Effect<void, E | ConnectionError | ResponseTooLargeError> = isReply && oversized > 0
+          ? Effect.fail(new ResponseTooLargeError({ server: s.server, limit: s.maxEventBytes }))
           : !garbage
           ? read
-          : options.responseId !== undefined && oversized > 0
-          ? tooLarge()
           : Effect.fail(transportError(s, "the SSE stream sent only unusable events"))
         return Effect.zipRight(flush, outcome)
       })
