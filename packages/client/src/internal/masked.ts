@@ -7,8 +7,6 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as LogLevel from "effect/LogLevel"
 import type { TransportKind } from "../ServerConfig.js"
 import { escapeControl } from "./escape.js"
 
@@ -59,8 +57,8 @@ const maskValue = (value: unknown, depth: number): unknown => {
 export const describe = (settings: object): string => escapeControl(JSON.stringify(maskValue(settings, 0)))
 
 /**
- * The DEBUG line a connection logs as it starts: its name, kind and masked settings. Nothing is
- * computed unless DEBUG lines are logged.
+ * The DEBUG line a connection logs as it starts: its name, kind and masked settings (the caller
+ * logs it only when DEBUG lines are logged, so nothing is computed otherwise).
  *
  * @internal
  */
@@ -69,12 +67,8 @@ export const logStart = (config: {
   readonly kind: TransportKind
   readonly describe?: (() => string) | undefined
 }): Effect.Effect<void> =>
-  Effect.flatMap(
-    FiberRef.get(FiberRef.currentMinimumLogLevel),
-    (minimum) =>
-      LogLevel.greaterThan(minimum, LogLevel.Debug) ? Effect.void : Effect.logDebug(
-        `${escapeControl(config.name, 200)}: connecting over ${config.kind}${
-          config.describe === undefined ? "" : ` with ${config.describe()}`
-        }`
-      )
+  Effect.logDebug(
+    `${escapeControl(config.name, 200)}: connecting over ${config.kind}${
+      config.describe === undefined ? "" : ` with ${config.describe()}`
+    }`
   )

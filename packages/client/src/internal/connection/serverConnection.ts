@@ -44,8 +44,8 @@ export const make = <R>(
 ): Effect.Effect<ServerConnection, ConnectError | ConfigError, Scope.Scope | R> =>
   Effect.gen(function*() {
     if (config.configError !== undefined) return yield* config.configError
-    yield* Masked.logStart(config)
     const shared = yield* Core.makeShared(config, options)
+    if (shared.debugRequests) yield* Masked.logStart(config)
     const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
     // `Object.assign`, not spreads: a literal that opens with a spread gets a hidden class of its
     // own per object (docs/performance.md, "Idioms").
