@@ -64,33 +64,27 @@ const launchers: Record<string, (identifier: string, version: string | undefined
   nuget: (id, version) => ["dnx", version === undefined ? id : `${id}@${version}`, "--yes"]
 }
 
-const envOf = (list: unknown): Record<string, string> =>
+/**
+ * A list of `{ name, value?, variables? }` (environment variables, headers) as a record: a value
+ * is filled from its variables, a missing one refers to the variable `variableOf(name)` names.
+ */
+const namedValuesOf = (list: unknown, variableOf: (name: string) => string): Record<string, string> =>
   Object.fromEntries(
-    (Array.isArray(list) ? list.filter(Predicate.isRecord) : []).flatMap((variable) =>
-      typeof variable.name === "string"
+    (Array.isArray(list) ? list.filter(Predicate.isRecord) : []).flatMap((item) =>
+      typeof item.name === "string"
         ? [[
-          variable.name,
-          typeof variable.value === "string"
-            ? template(variable.value, variable.variables)
-            : reference(variable.name, variable)
+          item.name,
+          typeof item.value === "string"
+            ? template(item.value, item.variables)
+            : reference(variableOf(item.name), item)
         ]]
         : []
     )
   )
 
-const headersOf = (list: unknown): Record<string, string> =>
-  Object.fromEntries(
-    (Array.isArray(list) ? list.filter(Predicate.isRecord) : []).flatMap((header) =>
-      typeof header.name === "string"
-        ? [[
-          header.name,
-          typeof header.value === "string"
-            ? template(header.value, header.variables)
-            : reference(variableName(header.name), header)
-        ]]
-        : []
-    )
-  )
+const envOf = (list: unknown) => namedValuesOf(list, (name) => name)
+
+const headersOf = (list: unknown) => namedValuesOf(list, variableName)
 
 const packageEntry = (pkg: Record<string, unknown>): Record<string, unknown> | string => {
   const type = String(pkg.registryType ?? "")
