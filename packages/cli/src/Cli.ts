@@ -537,24 +537,17 @@ const doctor = Command.make(
     withRoot(options, (merged) =>
       withProxy(
         merged,
-        Effect.gen(function*() {
-          const { mode } = yield* Diagnostics.Session
-          const list = yield* Doctor.subjects({
-            word: Option.getOrUndefined(subject),
-            targets: merged.target,
-            config: Option.getOrUndefined(merged.config),
-            server: Option.getOrUndefined(merged.server)
-          })
-          const reports = yield* Doctor.diagnoseAll(list, Option.getOrUndefined(merged.timeout))
-          yield* Output.emit(mode, { reports }, () => Doctor.text(reports, mode.stdoutAnsi))
-          const failed = reports.filter((report) => !report.ok).map((report) => report.name)
-          if (failed.length > 0) {
-            return yield* new errors.UnavailableError({
-              servers: failed,
-              message: `${failed.length} of ${format.plural(reports.length, "server")} failed a step`
-            })
-          }
-        })
+        Effect.flatMap(Diagnostics.Session, ({ mode }) =>
+          Doctor.run(
+            {
+              word: Option.getOrUndefined(subject),
+              targets: merged.target,
+              config: Option.getOrUndefined(merged.config),
+              server: Option.getOrUndefined(merged.server)
+            },
+            Option.getOrUndefined(merged.timeout),
+            mode
+          ))
       ))
 )
 

@@ -13,7 +13,9 @@ import type * as Target from "@mcp-effect/client/Target"
 import * as NodeDoctor from "@mcp-effect/node/NodeDoctor"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { UsageError } from "./errors.js"
+import { UnavailableError, UsageError } from "./errors.js"
+import { plural } from "./format.js"
+import * as Output from "./output.js"
 import { bold, red } from "./output.js"
 
 /** One thing to diagnose. */
@@ -110,3 +112,22 @@ export const text = (reports: ReadonlyArray<NodeDoctor.Report & { readonly name:
     })
     return [bold(ansi, title), ...lines].join("\n")
   }).join("\n\n")
+
+/**
+ * The command: diagnoses every subject, prints the reports (JSON with `--json`), and fails with
+ * `UnavailableError` (exit 1) when a server failed a step; warnings alone succeed.
+ *
+ * @internal
+ */
+export const run = (selection: Selection, timeout: number | undefined, mode: Output.Mode) =>
+  Effect.gen(function*() {
+    const reports = yield* diagnoseAll(yield* subjects(selection), timeout)
+    yield* Output.emit(mode, { reports }, () => text(reports, mode.stdoutAnsi))
+    const failed = reports.filter((report) => !report.ok).map((report) => report.name)
+    if (failed.length > 0) {
+      return yield* new UnavailableError({
+        servers: failed,
+        message: `${failed.length} of ${plural(reports.length, "server")} failed a step`
+      })
+    }
+  })
