@@ -25,10 +25,12 @@ import type {
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { ProtocolMode } from "./Protocol.js"
+import type { ResultHandleNotFoundError, ResultLimits, ResultSlice } from "./ResultLimits.js"
 import type { Progress } from "./RpcPeer.js"
 import type { ServerConfig } from "./ServerConfig.js"
 import type {
   CacheInfo as ServerConnectionCacheInfo,
+  CallToolOptions,
   NotificationListener,
   Options as ServerConnectionOptions,
   Page,
@@ -78,7 +80,7 @@ export type ServerResourceTemplate = McpSchema.ResourceTemplate & { readonly ser
  * @since 0.1.0
  * @category models
  */
-export interface CallOptions extends RequestOptions {
+export interface CallOptions extends CallToolOptions {
   /** Route to this server instead of looking the name up across servers. */
   readonly server?: string | undefined
 }
@@ -142,8 +144,19 @@ export type TaskError = ServerTaskError | AmbiguousServerError
  * @since 0.1.0
  * @category models
  */
-export interface Options<R = never> {
+export interface Options<R = never> extends ResultLimits {
   readonly servers: ReadonlyArray<ServerConfig<R>>
+  /**
+   * With `overflow: "handle"`, how many whole results the client keeps for `readResult` (default
+   * 32; the least recently used is evicted first; all are dropped when the client closes).
+   * Added in 0.2.0.
+   */
+  readonly maxResultHandles?: number | undefined
+  /**
+   * The most a tool's `_meta["anthropic/maxResultSizeChars"]` raises a configured character
+   * limit to (default 500,000; 0: declarations are ignored). Added in 0.2.0.
+   */
+  readonly maxDeclaredResultChars?: number | undefined
   /** How the client introduces itself (default `mcp-effect` and this package's version). */
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Most pages one list call follows (default 100). */
@@ -297,6 +310,14 @@ export interface Service extends Routed<Routes> {
     query: string,
     options?: { readonly limit?: number | undefined; readonly server?: string | undefined }
   ) => Effect.Effect<ReadonlyArray<ServerTool & { readonly score: number }>, ConnectError | ServerNotFoundError>
+  /**
+   * A slice of a result kept by `overflow: "handle"` (see `ResultLimits`): from `offset`
+   * (default 0), at most `length` characters (default: the rest). Added in 0.2.0.
+   */
+  readonly readResult: (
+    handle: string,
+    options?: { readonly offset?: number | undefined; readonly length?: number | undefined }
+  ) => Effect.Effect<ResultSlice, ResultHandleNotFoundError>
   /**
    * `callTool` without a fiber, for callers outside Effect (the Promise facade), when the
    * server is known without a lookup (one server, or `options.server`) and its connection can

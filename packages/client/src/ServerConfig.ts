@@ -89,6 +89,22 @@ export interface ServerConfig<R = never> {
    * @since 0.2.0
    */
   readonly tools?: ToolFilter | undefined
+  /**
+   * Most characters of this server's tool results (see `ResultLimits`): over the client's,
+   * under a call's own. Config files set it from `maxResultChars`.
+   *
+   * @since 0.2.0
+   */
+  readonly maxResultChars?: number | undefined
+  /**
+   * Most UTF-8 bytes of this server's tool results (see `ResultLimits`). Config files set it
+   * from `maxResultBytes`.
+   *
+   * @since 0.2.0
+   */
+  readonly maxResultBytes?: number | undefined
+  /** What happens to a result over a limit: cut (`"truncate"`), or cut and kept (`"handle"`). @since 0.2.0 */
+  readonly overflow?: "truncate" | "handle" | undefined
 }
 
 /**

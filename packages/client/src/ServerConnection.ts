@@ -27,6 +27,7 @@ import type {
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
+import type { ResultLimits, ResultStore } from "./ResultLimits.js"
 import type { Progress } from "./RpcPeer.js"
 import type { TransportKind } from "./ServerConfig.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -89,6 +90,15 @@ export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | undefined
 }
+
+/**
+ * Options of `callTool`: the per-request options, and the result limits of this call (which win
+ * over the server's and the client's; see `ResultLimits`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallToolOptions extends RequestOptions, ResultLimits {}
 
 /**
  * Options of `callToolAsTask`.
@@ -194,6 +204,18 @@ export interface Options {
   readonly propagateTraceContext?: boolean | undefined
   /** Hears each change of the connection's state as it happens, from the first `Connecting` on. */
   readonly onStateChange?: ((server: string, state: ConnectionState) => void) | undefined
+  /**
+   * The client's result limits (`ResultLimits`), below the server's (`ServerConfig`) and a
+   * call's own. Added in 0.2.0.
+   */
+  readonly resultLimits?: ResultLimits | undefined
+  /** Where `overflow: "handle"` keeps whole results (default: a store of the connection's own). Added in 0.2.0. */
+  readonly resultStore?: ResultStore | undefined
+  /**
+   * The most a tool's `_meta["anthropic/maxResultSizeChars"]` raises a configured character
+   * limit to (default 500,000; 0: the declaration is ignored). Added in 0.2.0.
+   */
+  readonly maxDeclaredResultChars?: number | undefined
 }
 
 /**
@@ -228,7 +250,7 @@ export type CallToolOutcome =
 export type UnsafeCallTool = (
   name: string,
   args: Record<string, unknown> | undefined,
-  options: RequestOptions | undefined,
+  options: CallToolOptions | undefined,
   onDone: (outcome: CallToolOutcome) => void
 ) => (() => void) | undefined
 
@@ -294,7 +316,7 @@ export interface ServerConnection {
   readonly callTool: (
     name: string,
     args?: Record<string, unknown>,
-    options?: RequestOptions
+    options?: CallToolOptions
   ) => Effect.Effect<
     McpSchema.CallToolResult,
     ConnectError | InputRequiredError | ValidationError | ToolNotFoundError

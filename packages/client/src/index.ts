@@ -35,6 +35,10 @@ export * as McpSchema from "./McpSchema.js"
  */
 export * as Protocol from "./Protocol.js"
 /**
+ * @since 0.2.0
+ */
+export * as ResultLimits from "./ResultLimits.js"
+/**
  * @since 0.1.0
  */
 export * as RpcPeer from "./RpcPeer.js"

@@ -16,9 +16,11 @@ import {
 } from "../../McpError.js"
 import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import { ResultHandleNotFoundError } from "../../ResultLimits.js"
 import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
 import * as Defaults from "../defaults.js"
+import * as ResultLimits from "../resultLimits.js"
 import { routes } from "./routes.js"
 import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
 import * as ToolSearch from "./toolSearch.js"
@@ -63,7 +65,13 @@ export const make = <R>(
     // in-process one owned by this client.
     const provided = yield* Effect.serviceOption(JsonSchema.JsonSchema)
     const jsonSchema = Option.isSome(provided) ? provided.value : yield* JsonSchema.make()
+    // Whole results kept by `overflow: "handle"`: one store for every server, emptied on close.
+    const resultStore = ResultLimits.makeStore(options.maxResultHandles ?? ResultLimits.MAX_HANDLES)
+    yield* Effect.addFinalizer(() => Effect.sync(resultStore.clear))
     const connectionOptions: ServerConnection.Options = {
+      resultLimits: options,
+      resultStore,
+      maxDeclaredResultChars: options.maxDeclaredResultChars,
       jsonSchema,
       validateStructuredContent: options.validateStructuredContent,
       extensions: options.extensions,
@@ -110,6 +118,11 @@ export const make = <R>(
           router.listTools(searchOptions?.server),
           (tools) => ToolSearch.search(tools, query, searchOptions?.limit ?? 10)
         ),
+      readResult: (handle, readOptions) =>
+        Effect.suspend(() => {
+          const slice = resultStore.read(handle, readOptions?.offset, readOptions?.length)
+          return slice === undefined ? Effect.fail(new ResultHandleNotFoundError({ handle })) : Effect.succeed(slice)
+        }),
       unsafeCallTool,
       callToolStreaming: (name, args, callOptions) =>
         Stream.unwrapScoped(Effect.gen(function*() {

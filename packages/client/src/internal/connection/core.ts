@@ -26,6 +26,7 @@ import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
 import type { Send } from "../request/send.js"
+import * as ResultLimits from "../resultLimits.js"
 import * as ToolFilter from "../toolFilter.js"
 import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
@@ -70,6 +71,10 @@ export interface Shared {
   readonly tasksDeclared: boolean
   /** The server's tool filter (`ServerConfig.tools`); `undefined`: every tool. */
   readonly toolAllowed: ((name: string) => boolean) | undefined
+  /** The result limits of the server's calls (`ServerConfig`'s fields over the client's), before a call's own. */
+  readonly resultLimits: ResultLimits.Limits | undefined
+  /** Where `overflow: "handle"` keeps whole results. */
+  readonly resultStore: ResultLimits.Store
   readonly identity: Protocol.ClientIdentity
   /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
   readonly fixedHostMeta: Record<string, unknown> | undefined
@@ -180,6 +185,8 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),
         toolAllowed: ToolFilter.compile(config.tools),
+        resultLimits: ResultLimits.configured(config, options.resultLimits),
+        resultStore: options.resultStore ?? ResultLimits.makeStore(),
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined

@@ -17,11 +17,13 @@ import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../Ser
 import { Task } from "../../Task.js"
 import { refreshOnHeaderMismatch } from "../request/headerMismatch.js"
 import type { OutgoingRequest, Send } from "../request/send.js"
+import { DECLARED_MAX_CEILING } from "../resultLimits.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core, Session } from "./core.js"
 import * as Decode from "./decode.js"
 import * as Lists from "./lists.js"
 import * as Pages from "./pages.js"
+import * as ResultGovernance from "./resultGovernance.js"
 import * as ToolPlans from "./toolPlans.js"
 import * as ToolTasks from "./toolTasks.js"
 import * as Validation from "./validation.js"
@@ -190,7 +192,9 @@ export type ToolMethods = Pick<
 >
 
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
-export type Needs = Lists.Needs & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed">
+export type Needs =
+  & Lists.Needs
+  & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed" | "resultLimits" | "resultStore">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -368,9 +372,17 @@ export const make = (core: Needs): ToolMethods => {
       )
     })
 
-  const calls = allowed === undefined
-    ? { callTool, unsafeCallTool, callToolAsTask }
-    : filtered(server, allowed, { callTool, unsafeCallTool, callToolAsTask })
+  // Result limits: a call's own, the server's or the client's, its result held to them.
+  const limitedCalls = ResultGovernance.governed({
+    configured: core.resultLimits,
+    store: core.resultStore,
+    ceiling: core.options.maxDeclaredResultChars ?? DECLARED_MAX_CEILING,
+    knownTool: (name) => knownTools === undefined ? undefined : { tool: findTool(knownTools, name) },
+    fetchTool: (name) =>
+      Effect.orElseSucceed(Effect.map(listTools(), (tools) => findTool(tools, name)), () => undefined)
+  }, { callTool, unsafeCallTool })
+  const unfiltered = { ...limitedCalls, callToolAsTask }
+  const calls = allowed === undefined ? unfiltered : filtered(server, allowed, unfiltered)
   return {
     ...calls,
     listTools,
