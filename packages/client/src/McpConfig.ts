@@ -67,6 +67,10 @@ export interface StdioEntry {
    * (denied names), `*` globs. Added in 0.2.0.
    */
   readonly tools?: ToolFilter | undefined
+  /** `maxResultChars` (`ServerConfig.maxResultChars`). Added in 0.2.0. */
+  readonly maxResultChars?: number | undefined
+  /** `maxResultBytes` (`ServerConfig.maxResultBytes`). Added in 0.2.0. */
+  readonly maxResultBytes?: number | undefined
 }
 
 /**
@@ -93,6 +97,10 @@ export interface HttpEntry {
    * (denied names), `*` globs. Added in 0.2.0.
    */
   readonly tools?: ToolFilter | undefined
+  /** `maxResultChars` (`ServerConfig.maxResultChars`). Added in 0.2.0. */
+  readonly maxResultChars?: number | undefined
+  /** `maxResultBytes` (`ServerConfig.maxResultBytes`). Added in 0.2.0. */
+  readonly maxResultBytes?: number | undefined
 }
 
 /**
@@ -281,8 +289,15 @@ const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSe
   )
 }
 
-const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> =>
-  entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
+const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> => {
+  const tools = entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
+  return entry.maxResultChars === undefined && entry.maxResultBytes === undefined
+    ? tools
+    : Object.assign(tools, {
+      ...(entry.maxResultChars === undefined ? {} : { maxResultChars: entry.maxResultChars }),
+      ...(entry.maxResultBytes === undefined ? {} : { maxResultBytes: entry.maxResultBytes })
+    })
+}
 
 const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
 

@@ -213,6 +213,26 @@ describe("McpConfig errors", () => {
       ])
     }))
 
+  it.effect("maxResultChars and maxResultBytes become the server's result limits (issue #36, point 3)", () =>
+    Effect.gen(function*() {
+      const document = {
+        mcpServers: {
+          big: { command: "big", maxResultChars: 20000 },
+          web: { url: "https://w.example.com/mcp", maxResultBytes: 65536 },
+          bad: { command: "x", maxResultChars: -1 }
+        }
+      }
+      assert.deepStrictEqual(yield* failure(McpConfig.decode(document)), [
+        "server \"bad\": maxResultChars: expected a whole number from 0, got a number"
+      ])
+      delete (document.mcpServers as Record<string, unknown>).bad
+      const configs = yield* McpConfig.parse(document)
+      assert.deepStrictEqual(configs.map((c) => [c.maxResultChars, c.maxResultBytes]), [
+        [20000, undefined],
+        [undefined, 65536]
+      ])
+    }))
+
   it.effect("a VS Code ${input:…} reference and a malformed reference are errors", () =>
     Effect.gen(function*() {
       const document = {

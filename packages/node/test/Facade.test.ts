@@ -110,6 +110,30 @@ describe("the facade: parity with the Effect API", () => {
     }
   })
 
+  it("result limits: the client's, a call's own, and a handle read back (stdio, fiber-free path)", async () => {
+    const client = await connect(commandLine, { maxResultChars: 100, overflow: "handle" })
+    try {
+      const cut = await client.callTool("blob", { bytes: 1000 })
+      const texts = cut.content.map((b) => (b as { readonly text: string }).text)
+      assert.strictEqual(texts[0], "x".repeat(100))
+      assert.strictEqual(
+        texts[1],
+        "[… 900 more characters cut by mcp-effect: maxResultChars=100; the whole result is kept as result-1]"
+      )
+      const slice = await client.readResult("result-1", { offset: 990 })
+      assert.deepStrictEqual(slice, { handle: "result-1", text: "x".repeat(10), offset: 990, total: 1000, remaining: 0 })
+      const own = await client.callTool("blob", { bytes: 1000 }, { maxResultBytes: 10, overflow: "truncate" })
+      assert.strictEqual(
+        (own.content[1] as { readonly text: string }).text,
+        "[… 990 more bytes cut by mcp-effect: maxResultBytes=10]"
+      )
+      const small = await client.callTool("blob", { bytes: 50 })
+      assert.strictEqual(small.content.length, 1)
+    } finally {
+      await client.close()
+    }
+  })
+
   it("connectFromConfig reads an mcpServers file through the McpConfig loader", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-facade-"))
     const file = path.join(dir, "mcp.json")

@@ -118,7 +118,16 @@ const EXPECTED_TYPE = "\"stdio\", \"http\" (Streamable HTTP), \"sse\" or \"plain
 const URL_FIELDS = ["url", "serverUrl", "httpUrl"] as const
 const STDIO_FIELDS = new Set(["command", "args", "env", "cwd", "inheritEnv"])
 const HTTP_FIELDS = new Set<string>([...URL_FIELDS, "headers", "retries", "oauth", "endpoint"])
-const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled", "includeTools", "excludeTools", "disabledTools"])
+const COMMON_FIELDS = new Set([
+  "type",
+  "readTimeout",
+  "disabled",
+  "includeTools",
+  "excludeTools",
+  "disabledTools",
+  "maxResultChars",
+  "maxResultBytes"
+])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
 const IGNORED_FIELDS = new Set([
   "description",
@@ -321,6 +330,14 @@ const toolsOf = (
   return { ...(include === undefined ? {} : { include }), ...(exclude.length === 0 ? {} : { exclude }) }
 }
 
+/** The result limits of an entry (`maxResultChars`, `maxResultBytes`), whole numbers from 0. */
+const resultLimitsOf = (r: Reader): { maxResultChars?: number; maxResultBytes?: number } => {
+  const limit = (field: string) => number(r, field, "a whole number from 0", (n) => Number.isInteger(n) && n >= 0)
+  const chars = limit("maxResultChars")
+  const bytes = limit("maxResultBytes")
+  return { ...(chars === undefined ? {} : { maxResultChars: chars }), ...(bytes === undefined ? {} : { maxResultBytes: bytes }) }
+}
+
 const readTimeoutOf = (r: Reader) =>
   number(r, "readTimeout", "a positive number of seconds", (n) => n > 0 && Number.isFinite(n))
 
@@ -499,10 +516,13 @@ const decodeEntry = (
   checkFields(reader, type, (message) => warnings.push(`${where}: ${message}`))
   const disabled = boolean(reader, "disabled") ?? false
   const tools = toolsOf(reader)
+  const limits = resultLimitsOf(reader)
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
-  return count > 0 || entry === undefined ? undefined : tools === undefined ? entry : { ...entry, tools }
+  return count > 0 || entry === undefined
+    ? undefined
+    : Object.assign(tools === undefined ? entry : { ...entry, tools }, limits)
 }
 
 /**

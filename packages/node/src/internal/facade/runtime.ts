@@ -52,6 +52,11 @@ export const build = async (
         protocol: options.protocol,
         discoverTimeout: options.discoverTimeout,
         lazy: options.lazy,
+        maxResultChars: options.maxResultChars,
+        maxResultBytes: options.maxResultBytes,
+        overflow: options.overflow,
+        maxResultHandles: options.maxResultHandles,
+        maxDeclaredResultChars: options.maxDeclaredResultChars,
         maxConcurrentConnects: options.maxConcurrentConnects,
         requestMeta: requestMetaOf(options.requestMeta),
         handlers: handlersOf(options)

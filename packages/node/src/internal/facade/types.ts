@@ -10,6 +10,7 @@ import type * as ConnectionStateModule from "@mcp-effect/client/ConnectionState"
 import type * as Handlers from "@mcp-effect/client/Handlers"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type { Negotiated, ProtocolMode } from "@mcp-effect/client/Protocol"
 import type * as ServerConfig from "@mcp-effect/client/ServerConfig"
 import type { NotificationListener } from "@mcp-effect/client/ServerConnection"
@@ -29,7 +30,14 @@ import type { NetworkOptions } from "../../UndiciHttpClient.js"
  * @since 0.1.0
  * @category models
  */
-export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, NetworkOptions {
+export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, NetworkOptions, ResultLimits.ResultLimits {
+  /**
+   * With `overflow: "handle"`, how many whole results are kept for `readResult` (default 32;
+   * `McpClient.Options.maxResultHandles`). Added in 0.2.0.
+   */
+  readonly maxResultHandles?: number | undefined
+  /** The most a tool's `_meta["anthropic/maxResultSizeChars"]` raises a limit to (default 500,000). Added in 0.2.0. */
+  readonly maxDeclaredResultChars?: number | undefined
   readonly readTimeout?: Duration.DurationInput | undefined
   /**
    * Which tools the client shows and calls, for every target: `include` / `exclude` lists of
