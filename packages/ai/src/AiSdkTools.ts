@@ -28,18 +28,22 @@
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type { ConnectError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type { Tool, ToolSet } from "ai"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import * as deferredInternal from "./internal/aiSdkDeferred.js"
 import * as internal from "./internal/aiSdkTools.js"
 
 /**
- * Which tools, under which names, and how they are called.
+ * Which tools, under which names, and how they are called. The result limits
+ * (`maxResultChars`, `maxResultBytes`, `overflow`; see `ResultLimits`) are each call's own: they
+ * win over the server's and the client's, and a result is cut before the model sees it.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends ResultLimits.ResultLimits {
   /** Only this server's tools (default: every server's). */
   readonly server?: string | undefined
   /** Keeps the tools for which it returns true. */
@@ -67,7 +71,7 @@ export interface PromiseClient {
   readonly callTool: (
     name: string,
     args?: Record<string, unknown>,
-    options?: {
+    options?: ResultLimits.ResultLimits & {
       readonly server?: string | undefined
       readonly timeout?: Duration.DurationInput | undefined
       readonly signal?: AbortSignal | undefined
@@ -136,3 +140,83 @@ export type ModelOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>
  * @category conversions
  */
 export const toModelOutput: (result: McpSchema.CallToolResult) => ModelOutput = internal.toModelOutput
+
+/**
+ * Options of the deferred mode: the options of the full tool set, and the search tool's name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DeferredOptions extends Options {
+  /** The name of the search tool (default `search_tools`). */
+  readonly searchToolName?: string | undefined
+}
+
+/**
+ * The deferred mode's tools (see {@link deferred}): pass `tools` and `prepareStep` to
+ * `generateText` / `streamText`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DeferredTools {
+  /** The search tool and every MCP tool; only the active ones are sent to the model. */
+  readonly tools: ToolSet
+  /** The search tool's name and the names of the tools searches loaded, for `activeTools`. */
+  readonly activeTools: () => Array<string>
+  /** `prepareStep` for the generation: each step's `activeTools`. */
+  readonly prepareStep: () => { readonly activeTools: Array<string> }
+  /** The names of the tools searches loaded so far. */
+  readonly loaded: () => ReadonlyArray<string>
+}
+
+/**
+ * A Promise client that can search its tools: the facade `connect()` of `@mcp-effect/node` can.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SearchablePromiseClient extends PromiseClient {
+  readonly searchTools: (
+    query: string,
+    options?: { readonly limit?: number | undefined; readonly server?: string | undefined }
+  ) => Promise<ReadonlyArray<McpClient.ServerTool>>
+}
+
+/**
+ * The deferred mode, for hosts with many tools: the model is first given one tool,
+ * `search_tools`, which ranks every server's tools against a query (`McpClient.searchTools`,
+ * local scoring) and loads the best matches; `prepareStep` then makes them active from the next
+ * step on, so the model is sent the definitions of the search tool and of the tools it found,
+ * never all of them. Loaded tools stay loaded for the life of the returned object (make one
+ * per conversation).
+ *
+ * ```ts
+ * import { generateText, isStepCount } from "ai"
+ * import type { LanguageModel } from "ai"
+ * import { toAiSdkToolsDeferred } from "@mcp-effect/ai/AiSdkTools"
+ * import { connect } from "@mcp-effect/node"
+ *
+ * declare const model: LanguageModel
+ * const client = await connect("npx -y @modelcontextprotocol/server-everything")
+ * const { tools, prepareStep } = await toAiSdkToolsDeferred(client)
+ * const { text } = await generateText({ model, tools, prepareStep, stopWhen: isStepCount(8), prompt: "Add 2 and 40" })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toAiSdkToolsDeferred: (
+  client: SearchablePromiseClient,
+  options?: DeferredOptions
+) => Promise<DeferredTools> = deferredInternal.toAiSdkToolsDeferred
+
+/**
+ * The deferred mode (see {@link toAiSdkToolsDeferred}) over the `McpClient` service.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const deferred: (
+  options?: DeferredOptions
+) => Effect.Effect<DeferredTools, ListError, McpClient.McpClient> = deferredInternal.deferred

@@ -24,21 +24,25 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type { ConnectError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import * as internal from "./internal/mcpToolkit.js"
+import * as deferredInternal from "./internal/toolkitDeferred.js"
 import type { McpToolError } from "./McpToolError.js"
 
 /**
- * Which tools, under which names, and how they are called.
+ * Which tools, under which names, and how they are called. The result limits
+ * (`maxResultChars`, `maxResultBytes`, `overflow`; see `ResultLimits`) are each call's own: they
+ * win over the server's and the client's, and a result is cut before the model sees it.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends ResultLimits.ResultLimits {
   /** Only this server's tools (default: every server's). */
   readonly server?: string | undefined
   /** Keeps the tools for which it returns true. */
@@ -162,3 +166,84 @@ export const changes: (
  * @category constructors
  */
 export const tool: (source: McpSchema.Tool, name?: string) => McpTool = internal.tool
+
+/**
+ * The search tool of the deferred mode: a query (and how many tools), answered with the tools
+ * found (their names, servers and descriptions) and a note for the model.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SearchTool = Tool.Tool<string, {
+  readonly parameters: typeof deferredInternal.SearchParameters
+  readonly success: typeof deferredInternal.SearchOutput
+  readonly failure: typeof Schema.Never
+  readonly failureMode: "error"
+}>
+
+/**
+ * The tools of a deferred toolkit: the search tool and the MCP tools searches loaded.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DeferredToolset = { readonly [name: string]: McpTool | SearchTool }
+
+/**
+ * Options of the deferred mode: the options of the full toolkit, and the search tool's name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DeferredOptions extends Options {
+  /** The name of the search tool (default `search_tools`). */
+  readonly searchToolName?: string | undefined
+}
+
+/**
+ * A deferred toolkit (see {@link deferred}).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Deferred {
+  /**
+   * The search tool and the tools searches loaded so far, with their handlers: pass the effect
+   * itself as `toolkit`, so that each `generateText` reads the tools loaded until then.
+   */
+  readonly toolkit: Effect.Effect<Toolkit.WithHandler<DeferredToolset>>
+  /** The names of the tools searches loaded so far. */
+  readonly loaded: () => ReadonlyArray<string>
+}
+
+/**
+ * The deferred mode, for hosts with many tools: the toolkit first holds one tool,
+ * `search_tools`, which ranks every server's tools against a query (`McpClient.searchTools`,
+ * local scoring, no request but the cached lists) and loads the best matches; from the next
+ * `generateText` on, the toolkit holds them too (an `@effect/ai` toolkit is fixed for one call,
+ * so it grows between calls). The model is sent the definitions of the search tool and of the
+ * tools it found, never all of them. Loaded tools stay for the life of the returned object
+ * (make one per conversation).
+ *
+ * ```ts
+ * import { Chat } from "@effect/ai"
+ * import * as McpToolkit from "@mcp-effect/ai/McpToolkit"
+ * import * as Effect from "effect/Effect"
+ *
+ * export const conversation = Effect.gen(function*() {
+ *   const { toolkit } = yield* McpToolkit.deferred()
+ *   const chat = yield* Chat.empty
+ *   let response = yield* chat.generateText({ prompt: "Open an issue about the crash", toolkit })
+ *   // The host's tool loop: a search's matches are callable on the next turn.
+ *   for (let turn = 0; turn < 5 && response.toolCalls.length > 0; turn++) {
+ *     response = yield* chat.generateText({ prompt: [], toolkit })
+ *   }
+ *   return response.text
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const deferred: (options?: DeferredOptions) => Effect.Effect<Deferred, never, McpClient.McpClient> =
+  deferredInternal.deferred

@@ -96,7 +96,7 @@ export const toAiSdkTools = async (
   return fromTools(
     tools,
     (source, args, signal) =>
-      client.callTool(source.name, args, { server: source.server, timeout: options.timeout, signal }),
+      client.callTool(source.name, args, { ...Call.callOptions(source, options), signal }),
     options
   )
 }
@@ -112,7 +112,7 @@ export const make = (options: AiSdkTools.Options = {}) =>
       (source, args, signal) =>
         // Aborting interrupts the fiber: the client sends `notifications/cancelled`.
         run(
-          client.callTool(source.name, args, { server: source.server, timeout: options.timeout }),
+          client.callTool(source.name, args, Call.callOptions(source, options)),
           signal === undefined ? undefined : { signal }
         )
           .then((exit) => {

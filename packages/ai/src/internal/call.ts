@@ -6,6 +6,7 @@
  */
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { McpToolError } from "../McpToolError.js"
@@ -34,14 +35,28 @@ const describeError = (error: unknown): string => {
   return String(error)
 }
 
+/** What a bridge's options say of each call: its bound and its result limits. @internal */
+export interface CallOptions extends ResultLimits.ResultLimits {
+  readonly timeout?: Duration.DurationInput | undefined
+}
+
+/** The options of a call of `source`: its server, the bound and the result limits. @internal */
+export const callOptions = (source: McpClient.ServerTool, options: CallOptions): McpClient.CallOptions => ({
+  server: source.server,
+  timeout: options.timeout,
+  maxResultChars: options.maxResultChars,
+  maxResultBytes: options.maxResultBytes,
+  overflow: options.overflow
+})
+
 /** @internal */
 export const call = (
   client: McpClient.Service,
   source: McpClient.ServerTool,
-  timeout: Duration.DurationInput | undefined
+  options: CallOptions
 ) =>
 (params: Record<string, unknown>): Effect.Effect<McpSchema.CallToolResult, McpToolError> =>
-  client.callTool(source.name, params, { server: source.server, timeout }).pipe(
+  client.callTool(source.name, params, callOptions(source, options)).pipe(
     Effect.mapError((error) => callError(source, error)),
     Effect.flatMap((result) =>
       result.isError === true ? Effect.fail(toolError(source, result)) : Effect.succeed(result)

@@ -70,7 +70,7 @@ export const fromTools = (
   const handlers: Record<string, (params: Record<string, unknown>) => Effect.Effect<unknown, McpToolError>> = {}
   const byName = new Map<string, McpClient.ServerTool>()
   sources.forEach((source, i) => {
-    handlers[names[i]!] = Call.call(client, source, options.timeout)
+    handlers[names[i]!] = Call.call(client, source, options)
     byName.set(names[i]!, source)
   })
   return Effect.map(
