@@ -72,11 +72,16 @@ describe("deferred mode: AI SDK", () => {
       const model = new MockLanguageModelV4({
         doGenerate: async (options) => {
           const number = model.doGenerateCalls.length
-          if (number === 1) return step([toolCall("s1", "search_tools", { query: "create issue", limit: 3 })], "tool-calls")
+          if (number === 1) {
+            return step([toolCall("s1", "search_tools", { query: "create issue", limit: 3 })], "tool-calls")
+          }
           if (number === 2) return step([toolCall("c1", "create_issue", { title: "crash" })], "tool-calls")
           const last = options.prompt.at(-1)
           const part = last?.role === "tool" ? last.content[0] : undefined
-          return step([{ type: "text", text: part?.type === "tool-result" ? JSON.stringify(part.output) : "none" }], "stop")
+          return step(
+            [{ type: "text", text: part?.type === "tool-result" ? JSON.stringify(part.output) : "none" }],
+            "stop"
+          )
         }
       })
       const result = yield* Effect.promise(() =>
@@ -99,7 +104,9 @@ describe("deferred mode: AI SDK", () => {
       assert.include(deferred.loaded(), "create_issue")
       // The call reached the server that offers the tool, and only it.
       const calls = yield* github.requests("tools/call")
-      assert.deepStrictEqual(calls.map((c) => [c.params?.name, c.params?.arguments]), [["create_issue", { title: "crash" }]])
+      assert.deepStrictEqual(calls.map((c) => [c.params?.name, c.params?.arguments]), [["create_issue", {
+        title: "crash"
+      }]])
       assert.strictEqual((yield* ops.requests("tools/call")).length, 0)
       assert.include(result.text, "created issue")
     }))
@@ -148,7 +155,10 @@ describe("deferred mode: AI SDK", () => {
 })
 
 /** The tool loop of a host: call the model until it stops asking for tools. */
-const toolLoop = <E, R>(prompt: string, toolkit: Effect.Effect<Toolkit.WithHandler<McpToolkit.DeferredToolset>, E, R>) =>
+const toolLoop = <E, R>(
+  prompt: string,
+  toolkit: Effect.Effect<Toolkit.WithHandler<McpToolkit.DeferredToolset>, E, R>
+) =>
   Effect.gen(function*() {
     const chat = yield* Chat.empty
     const responses = [yield* chat.generateText({ prompt, toolkit })]
@@ -178,7 +188,9 @@ describe("deferred mode: @effect/ai", () => {
       assert.include(offered[1], "create_issue")
       assert.isAtMost(offered[1]!.length, 3)
       const calls = yield* github.requests("tools/call")
-      assert.deepStrictEqual(calls.map((c) => [c.params?.name, c.params?.arguments]), [["create_issue", { title: "crash" }]])
+      assert.deepStrictEqual(calls.map((c) => [c.params?.name, c.params?.arguments]), [["create_issue", {
+        title: "crash"
+      }]])
       assert.include(responses[2]!.text, "created issue")
     }))
 

@@ -22,8 +22,10 @@ const structured = FakeServer.tool("structured", () =>
     content: [{ type: "text", text: "short" }],
     structuredContent: { rows: text(100) }
   }))
-const structuredOnly = FakeServer.tool("structured_only", () =>
-  Effect.succeed({ content: [], structuredContent: { rows: text(100) } }))
+const structuredOnly = FakeServer.tool(
+  "structured_only",
+  () => Effect.succeed({ content: [], structuredContent: { rows: text(100) } })
+)
 const blocks = FakeServer.tool("blocks", () =>
   Effect.succeed({
     content: [

@@ -121,7 +121,13 @@ describe("the facade: parity with the Effect API", () => {
         "[… 900 more characters cut by mcp-effect: maxResultChars=100; the whole result is kept as result-1]"
       )
       const slice = await client.readResult("result-1", { offset: 990 })
-      assert.deepStrictEqual(slice, { handle: "result-1", text: "x".repeat(10), offset: 990, total: 1000, remaining: 0 })
+      assert.deepStrictEqual(slice, {
+        handle: "result-1",
+        text: "x".repeat(10),
+        offset: 990,
+        total: 1000,
+        remaining: 0
+      })
       const own = await client.callTool("blob", { bytes: 1000 }, { maxResultBytes: 10, overflow: "truncate" })
       assert.strictEqual(
         (own.content[1] as { readonly text: string }).text,

@@ -78,10 +78,12 @@ export const deferred = (options: AiSdkTools.DeferredOptions = {}) =>
     const listed = yield* client.listTools({ server: options.server })
     return deferredOf(
       listed,
-      (query, limit) =>
-        run(client.searchTools(query, { server: options.server, limit })).then((exit) => settled(exit)),
+      (query, limit) => run(client.searchTools(query, { server: options.server, limit })).then((exit) => settled(exit)),
       (source, args, signal) =>
-        run(client.callTool(source.name, args, Call.callOptions(source, options)), signal === undefined ? undefined : { signal })
+        run(
+          client.callTool(source.name, args, Call.callOptions(source, options)),
+          signal === undefined ? undefined : { signal }
+        )
           .then((exit) => settled(exit, signal)),
       options
     )

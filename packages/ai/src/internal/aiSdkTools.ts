@@ -95,8 +95,7 @@ export const toAiSdkTools = async (
   const tools = await client.listTools({ server: options.server })
   return fromTools(
     tools,
-    (source, args, signal) =>
-      client.callTool(source.name, args, { ...Call.callOptions(source, options), signal }),
+    (source, args, signal) => client.callTool(source.name, args, { ...Call.callOptions(source, options), signal }),
     options
   )
 }

@@ -57,7 +57,10 @@ export const deferred = (options: McpToolkit.DeferredOptions = {}) =>
 
     const toolkit = Effect.suspend(() => {
       const entries = [...loaded]
-      const made = Toolkit.make(search, ...entries.map(([name, source]) => tool(source, name))) as unknown as Toolkit.Toolkit<
+      const made = Toolkit.make(
+        search,
+        ...entries.map(([name, source]) => tool(source, name))
+      ) as unknown as Toolkit.Toolkit<
         McpToolkit.DeferredToolset
       >
       const handlers: Record<string, (params: never) => Effect.Effect<unknown, unknown>> = {

@@ -335,7 +335,10 @@ const resultLimitsOf = (r: Reader): { maxResultChars?: number; maxResultBytes?: 
   const limit = (field: string) => number(r, field, "a whole number from 0", (n) => Number.isInteger(n) && n >= 0)
   const chars = limit("maxResultChars")
   const bytes = limit("maxResultBytes")
-  return { ...(chars === undefined ? {} : { maxResultChars: chars }), ...(bytes === undefined ? {} : { maxResultBytes: bytes }) }
+  return {
+    ...(chars === undefined ? {} : { maxResultChars: chars }),
+    ...(bytes === undefined ? {} : { maxResultBytes: bytes })
+  }
 }
 
 const readTimeoutOf = (r: Reader) =>

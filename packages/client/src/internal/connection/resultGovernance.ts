@@ -41,7 +41,11 @@ export const governed = (deps: Deps, calls: Calls): Calls => {
   const limited = (options: CallToolOptions | undefined) =>
     ResultLimits.isLimited(deps.configured) || ResultLimits.isLimited(callLimits(options))
 
-  const within = (tool: McpSchema.Tool | undefined, result: McpSchema.CallToolResult, call: ResultLimits.Limits | undefined) =>
+  const within = (
+    tool: McpSchema.Tool | undefined,
+    result: McpSchema.CallToolResult,
+    call: ResultLimits.Limits | undefined
+  ) =>
     ResultLimits.apply(
       result,
       ResultLimits.effective(call, deps.configured, ResultLimits.declaredMax(tool), deps.ceiling),
@@ -76,20 +80,24 @@ export const governed = (deps: Deps, calls: Calls): Calls => {
       limited(options)
         ? Effect.flatMap(callTool(name, args, options), (result) => held(name, result, callLimits(options)))
         : callTool(name, args, options),
-    unsafeCallTool: unsafeCallTool === undefined ? undefined : (name, args, options, onDone) =>
-      !limited(options) ? unsafeCallTool(name, args, options, onDone) : unsafeCallTool(name, args, options, (outcome) => {
-        const call = callLimits(options)
-        if (outcome._tag === "Continue") {
-          return onDone({ _tag: "Continue", effect: Effect.flatMap(outcome.effect, (r) => held(name, r, call)) })
-        }
-        const exit = outcome.exit
-        if (exit._tag === "Failure") return onDone(outcome)
-        const done = now(name, exit.value, call)
-        onDone(
-          done === undefined
-            ? { _tag: "Continue", effect: held(name, exit.value, call) }
-            : { _tag: "Done", exit: done === exit.value ? exit : Exit.succeed(done) }
-        )
-      })
+    unsafeCallTool: unsafeCallTool === undefined ?
+      undefined :
+      (name, args, options, onDone) =>
+        !limited(options) ?
+          unsafeCallTool(name, args, options, onDone) :
+          unsafeCallTool(name, args, options, (outcome) => {
+            const call = callLimits(options)
+            if (outcome._tag === "Continue") {
+              return onDone({ _tag: "Continue", effect: Effect.flatMap(outcome.effect, (r) => held(name, r, call)) })
+            }
+            const exit = outcome.exit
+            if (exit._tag === "Failure") return onDone(outcome)
+            const done = now(name, exit.value, call)
+            onDone(
+              done === undefined
+                ? { _tag: "Continue", effect: held(name, exit.value, call) }
+                : { _tag: "Done", exit: done === exit.value ? exit : Exit.succeed(done) }
+            )
+          })
   }
 }
