@@ -175,11 +175,35 @@ export const tool: (source: McpSchema.Tool, name?: string) => McpTool = internal
  * @category models
  */
 export type SearchTool = Tool.Tool<string, {
-  readonly parameters: typeof deferredInternal.SearchParameters
-  readonly success: typeof deferredInternal.SearchOutput
+  readonly parameters: SearchParameters
+  readonly success: Schema.Schema<SearchOutput>
   readonly failure: typeof Schema.Never
   readonly failureMode: "error"
 }>
+
+/**
+ * The search tool's parameters: what to look for, and how many tools (1 to 20, default 5).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SearchParameters = Schema.Struct<{
+  query: typeof Schema.String
+  limit: Schema.optional<typeof Schema.Number>
+}>
+
+/**
+ * What the model is told of a search: the tools found (callable from its next turn) and a note.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SearchOutput {
+  readonly tools: ReadonlyArray<
+    { readonly name: string; readonly server: string; readonly description?: string | undefined }
+  >
+  readonly note: string
+}
 
 /**
  * The tools of a deferred toolkit: the search tool and the MCP tools searches loaded.

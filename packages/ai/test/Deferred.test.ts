@@ -46,7 +46,9 @@ const usage = {
   outputTokens: { total: 5, text: 5, reasoning: 0 }
 }
 
-const step = (content: Array<unknown>, finish: "tool-calls" | "stop") => ({
+type Content = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>["content"]
+
+const step = (content: Content, finish: "tool-calls" | "stop") => ({
   content,
   finishReason: { unified: finish, raw: undefined },
   usage,

@@ -16,7 +16,7 @@ import * as Deferred from "./deferred.js"
 import { tool } from "./mcpToolkit.js"
 
 /** What the model is told of a search. @internal */
-export const SearchOutput = Schema.Struct({
+export const SearchOutput: Schema.Schema<McpToolkit.SearchOutput> = Schema.Struct({
   tools: Schema.Array(Schema.Struct({
     name: Schema.String,
     server: Schema.String,
@@ -26,7 +26,10 @@ export const SearchOutput = Schema.Struct({
 })
 
 /** The search tool's parameters; the model is given `Deferred.searchInputSchema`. @internal */
-export const SearchParameters = Schema.Struct({ query: Schema.String, limit: Schema.optional(Schema.Number) })
+export const SearchParameters: McpToolkit.SearchParameters = Schema.Struct({
+  query: Schema.String,
+  limit: Schema.optional(Schema.Number)
+})
 
 /** The search tool named `name`. @internal */
 export const searchTool = (name: string): McpToolkit.SearchTool =>
