@@ -1,6 +1,7 @@
 /**
  * Many servers, tight context (docs/many-servers.md): three servers connected lazily, one of
- * them filtered, a tool search across all, and a filtered tool refused without a request.
+ * them filtered, a tool search across all, a filtered tool refused without a request, and a
+ * large result cut to the client's limit, kept whole under a handle the host reads back.
  *
  * @since 0.2.0
  */
@@ -22,7 +23,12 @@ const program = Effect.gen(function*() {
   const files = yield* FakeServer.make({
     tools: [tool("read_file", "Read a file"), tool("write_file", "Write a file")]
   })
-  const notes = yield* FakeServer.make({ tools: [tool("add_note", "Add a note")] })
+  const notes = yield* FakeServer.make({
+    tools: [
+      tool("add_note", "Add a note"),
+      FakeServer.tool("export_notes", () => Effect.succeed("note ".repeat(2000)), { description: "Export every note" })
+    ]
+  })
   const client = yield* McpClient.make({
     servers: [
       // Read and search only: nothing that deletes.
@@ -30,7 +36,10 @@ const program = Effect.gen(function*() {
       files.config({ name: "files" }),
       notes.config({ name: "notes" })
     ],
-    lazy: true
+    lazy: true,
+    // No result larger than 200 characters reaches the host (or a model); the whole is kept.
+    maxResultChars: 200,
+    overflow: "handle"
   })
   const connected = () => client.servers.filter((s) => s.negotiated() !== undefined).map((s) => s.name)
   yield* Console.log(`connected at start: ${connected().join(", ") || "none"}`)
@@ -39,6 +48,13 @@ const program = Effect.gen(function*() {
   yield* Console.log(`connected after the search: ${connected().join(", ")}`)
   const refused = yield* Effect.flip(client.callTool("delete_repo", {}))
   yield* Console.log(`delete_repo: ${refused._tag}, requests sent: ${(yield* github.requests("tools/call")).length}`)
+  const exported = yield* client.callTool("export_notes")
+  const marker = exported.content.at(-1)
+  yield* Console.log(marker?.type === "text" ? marker.text : "no marker")
+  const slice = yield* client.readResult("result-1", { offset: 9_990 })
+  yield* Console.log(
+    `read back from result-1: ${JSON.stringify(slice.text)}, ${slice.remaining} left of ${slice.total}`
+  )
 })
 
 Effect.runPromise(Effect.scoped(program)).catch((error) => {

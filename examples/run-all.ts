@@ -107,7 +107,9 @@ export const examples: Array<Example> = [
       "connected at start: none",
       "search \"issue\": github/create_issue, github/search_issues",
       "connected after the search: github, files, notes",
-      "delete_repo: ToolNotFoundError, requests sent: 0"
+      "delete_repo: ToolNotFoundError, requests sent: 0",
+      "[… 9,800 more characters cut by mcp-effect: maxResultChars=200; the whole result is kept as result-1]",
+      "read back from result-1: \"note note \", 0 left of 10000"
     ]
   },
   llm("openai", "OPENAI_API_KEY"),
