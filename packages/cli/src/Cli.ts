@@ -3,6 +3,7 @@
  *
  *   mcp-effect servers | tools | prompts | resources [--config FILE|HOST] [--target T]... [--server NAME] [--json]
  *   mcp-effect call [server.]tool key=value ... [--args JSON] [--allow-tool-errors]
+ *                   [--max-result-chars N] [--max-result-bytes N]
  *   mcp-effect get-prompt NAME key=value ... | read URI | listen --tools ... | demo
  *   mcp-effect doctor [SERVER|TARGET] [--json]
  *
@@ -349,7 +350,15 @@ const call = Command.make(
     tool: Args.text({ name: "tool" }),
     values: keyValues,
     args: jsonArgs,
-    allowToolErrors: Options.boolean("allow-tool-errors").pipe(Options.withDescription("exit with 0 on isError"))
+    allowToolErrors: Options.boolean("allow-tool-errors").pipe(Options.withDescription("exit with 0 on isError")),
+    maxResultChars: Options.integer("max-result-chars").pipe(
+      Options.withDescription("cut the result's text to this many characters, with a marker"),
+      Options.optional
+    ),
+    maxResultBytes: Options.integer("max-result-bytes").pipe(
+      Options.withDescription("cut the result's text to this many UTF-8 bytes, with a marker"),
+      Options.optional
+    )
   },
   (options) =>
     // The command line is checked before any server starts: a usage error exits with 2 even
@@ -360,7 +369,14 @@ const call = Command.make(
           const { result } = yield* withProgress(
             (progress) =>
               Console.error(format.progress(progress)),
-            (onProgress) => client.callTool(tool, args, { server, timeout, onProgress })
+            (onProgress) =>
+              client.callTool(tool, args, {
+                server,
+                timeout,
+                onProgress,
+                maxResultChars: Option.getOrUndefined(options.maxResultChars),
+                maxResultBytes: Option.getOrUndefined(options.maxResultBytes)
+              })
           )
           yield* Output.emit(mode, result, () => format.callResult(result))
           if (result.isError === true && !options.allowToolErrors) {

@@ -121,6 +121,15 @@ describe("mcp-effect CLI", () => {
       assert.strictEqual(out, "")
     }))
 
+  it.live("--max-result-chars cuts the result with a marker (issue #36, point 3)", () =>
+    Effect.gen(function*() {
+      const { exit, out } = yield* runCli("call", "echo", "message=abcdefghij", "--max-result-chars", "4")
+      assert.isTrue(Exit.isSuccess(exit))
+      assert.include(out, "abcd")
+      assert.notInclude(out, "abcde")
+      assert.include(out, "[… 6 more characters cut by mcp-effect: maxResultChars=4]")
+    }))
+
   it.live("rejects --args that are not a JSON object", () =>
     Effect.gen(function*() {
       const { err, exit } = yield* runCli("call", "echo", "--args", "[1, 2]")
