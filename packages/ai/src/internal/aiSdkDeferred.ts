@@ -36,7 +36,7 @@ const deferredOf = (
       const record = Predicate.isRecord(input) ? input : {}
       const limit = Deferred.limitOf(record)
       const matches = await search(Deferred.queryOf(record), Deferred.searchLimit(options, limit))
-      return Deferred.load(matches, byName, limit, loaded)
+      return Deferred.load(matches, byName, limit, loaded, searchName)
     }
   })
   // The search tool first (as the model is shown the tools), and never shadowed by an MCP tool.

@@ -79,7 +79,8 @@ export const queryOf = (input: Record<string, unknown>): string => typeof input.
 
 /**
  * The matches of a search (best first), among the tools `byName` offers, at most `limit`; each
- * is added to `loaded` under its model name.
+ * is added to `loaded` under its model name. A tool whose name is the search tool's (`reserved`)
+ * is never loaded: the search tool keeps its name.
  *
  * @internal
  */
@@ -87,7 +88,8 @@ export const load = (
   matches: ReadonlyArray<McpClient.ServerTool>,
   byName: ReadonlyMap<string, McpClient.ServerTool>,
   limit: number,
-  loaded: Map<string, McpClient.ServerTool>
+  loaded: Map<string, McpClient.ServerTool>,
+  reserved: string
 ): SearchOutput => {
   const nameOf = new Map<string, string>()
   for (const [name, source] of byName) nameOf.set(keyOf(source), name)
@@ -95,7 +97,7 @@ export const load = (
   for (const match of matches) {
     if (found.length >= limit) break
     const name = nameOf.get(keyOf(match))
-    if (name === undefined) continue
+    if (name === undefined || name === reserved) continue
     loaded.set(name, byName.get(name)!)
     const description = ToolOutput.description(match)
     found.push({ name, server: match.server, ...(description === undefined ? {} : { description }) })

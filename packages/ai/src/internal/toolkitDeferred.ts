@@ -51,7 +51,7 @@ export const deferred = (options: McpToolkit.DeferredOptions = {}) =>
           client.listTools({ server: options.server }),
           client.searchTools(params.query, { server: options.server, limit: Deferred.searchLimit(options, limit) })
         ]),
-        ([listed, matches]) => Deferred.load(matches, Deferred.named(listed, options), limit, loaded)
+        ([listed, matches]) => Deferred.load(matches, Deferred.named(listed, options), limit, loaded, searchName)
       ).pipe(
         // A server that cannot list its tools leaves the conversation going: the model is told.
         Effect.catchAll((error) => Effect.succeed({ tools: [], note: `The search failed: ${error.message}` }))
