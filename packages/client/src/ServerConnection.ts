@@ -23,6 +23,7 @@ import type {
   ServerNotFoundError,
   TaskReplacedError,
   ToolNotFoundError,
+  ToolPinMismatchError,
   ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -33,6 +34,7 @@ import type { ServerConfig } from "./ServerConfig.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Task from "./Task.js"
 import type * as Telemetry from "./Telemetry.js"
+import type { ToolDrift } from "./ToolPin.js"
 
 /**
  * Per-call options of a request.
@@ -194,6 +196,11 @@ export interface Options {
   readonly propagateTraceContext?: boolean | undefined
   /** Hears each change of the connection's state as it happens, from the first `Connecting` on. */
   readonly onStateChange?: ((server: string, state: ConnectionState) => void) | undefined
+  /**
+   * Hears each drift of a pinned server's tools (`ServerConfig.pin`) when it is first seen,
+   * besides the warning logged. Added in 0.2.0.
+   */
+  readonly onToolDrift?: ((drift: ToolDrift) => void) | undefined
 }
 
 /**
@@ -297,7 +304,7 @@ export interface ServerConnection {
     options?: RequestOptions
   ) => Effect.Effect<
     McpSchema.CallToolResult,
-    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError
+    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError | ToolPinMismatchError
   >
   /**
    * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
@@ -316,7 +323,7 @@ export interface ServerConnection {
     options?: TaskCallOptions
   ) => Effect.Effect<
     Task.Task,
-    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError
+    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError | ToolPinMismatchError
   >
   /** `tasks/get`: the task's current state (on 2026-07-28 with its result or input requests inline). */
   readonly getTask: (

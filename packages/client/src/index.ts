@@ -114,3 +114,7 @@ export * as OAuth from "./OAuth.js"
  * @since 0.1.0
  */
 export * as Telemetry from "./Telemetry.js"
+/**
+ * @since 0.2.0
+ */
+export * as ToolPin from "./ToolPin.js"

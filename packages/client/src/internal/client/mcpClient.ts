@@ -78,6 +78,7 @@ export const make = <R>(
       tracing: options.tracing,
       propagateTraceContext: options.propagateTraceContext,
       onStateChange: options.onStateChange,
+      onToolDrift: options.onToolDrift,
       lazy: options.lazy
     }
     const servers = yield* Effect.forEach(

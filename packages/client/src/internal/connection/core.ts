@@ -22,6 +22,7 @@ import type * as RpcPeer from "../../RpcPeer.js"
 import type { TransportKind } from "../../ServerConfig.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options } from "../../ServerConnection.js"
+import type { ToolPin } from "../../ToolPin.js"
 import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
@@ -70,6 +71,8 @@ export interface Shared {
   readonly tasksDeclared: boolean
   /** The server's tool filter (`ServerConfig.tools`); `undefined`: every tool. */
   readonly toolAllowed: ((name: string) => boolean) | undefined
+  /** The server's drift pin (`ServerConfig.pin`); `undefined`: none. */
+  readonly toolPin: ToolPin | undefined
   readonly identity: Protocol.ClientIdentity
   /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
   readonly fixedHostMeta: Record<string, unknown> | undefined
@@ -180,6 +183,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         maxPages: options.maxPages ?? Limits.MAX_PAGES,
         tasksDeclared: declared.includes(Extensions.TASKS),
         toolAllowed: ToolFilter.compile(config.tools),
+        toolPin: config.pin,
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined
