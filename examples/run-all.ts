@@ -110,6 +110,16 @@ export const examples: Array<Example> = [
       "delete_repo: ToolNotFoundError, requests sent: 0"
     ]
   },
+  {
+    name: "drift-pinning",
+    expect: [
+      "locked: create_issue, search_issues",
+      "warn: github: tool \"create_issue\" changed against its pin (description)",
+      "warn mode lists: create_issue, search_issues",
+      "strict mode lists: search_issues",
+      "create_issue: ToolPinMismatchError, requests sent: 0"
+    ]
+  },
   llm("openai", "OPENAI_API_KEY"),
   llm("anthropic", "ANTHROPIC_API_KEY"),
   llm("gemini", "GEMINI_API_KEY")
