@@ -352,19 +352,22 @@ const tools = Command.make(
     file: Args.text({ name: "file" }).pipe(Args.optional)
   },
   (options) =>
-    Effect.flatMap(Effect.zip(Pin.lockFileOf(options), FileSystem.FileSystem), ([lockFile, fs]) =>
-      withClient(options, ({ client, mode, server, showServer, timeout }) =>
-        Effect.gen(function*() {
-          const list = yield* client.listTools({ server, timeout })
-          yield* Output.emit(mode, { tools: list }, () => lines(list, "no tools", (t) => format.tool(t, showServer)))
-          if (lockFile !== undefined) {
-            const listed = server === undefined ? client.servers.map((s) => s.name) : [server]
-            yield* Effect.flatMap(
-              Effect.provideService(Pin.write(lockFile, list, listed), FileSystem.FileSystem, fs),
-              Console.error
-            )
-          }
-        })))
+    Effect.flatMap(
+      Effect.zip(Pin.lockFileOf(options), FileSystem.FileSystem),
+      ([lockFile, fs]) =>
+        withClient(options, ({ client, mode, server, showServer, timeout }) =>
+          Effect.gen(function*() {
+            const list = yield* client.listTools({ server, timeout })
+            yield* Output.emit(mode, { tools: list }, () => lines(list, "no tools", (t) => format.tool(t, showServer)))
+            if (lockFile !== undefined) {
+              const listed = server === undefined ? client.servers.map((s) => s.name) : [server]
+              yield* Effect.flatMap(
+                Effect.provideService(Pin.write(lockFile, list, listed), FileSystem.FileSystem, fs),
+                Console.error
+              )
+            }
+          }))
+    )
 )
 
 const call = Command.make(

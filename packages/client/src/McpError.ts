@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { TaggedError } from "./internal/taggedError.js"
 import { describe as describeDrift } from "./internal/drift.js"
+import { TaggedError } from "./internal/taggedError.js"
 
 /**
  * Why a connection failed, when the client could tell:

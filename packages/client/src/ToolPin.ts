@@ -8,10 +8,10 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as internal from "./internal/toolPin.js"
 import type { ConfigError } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import * as internal from "./internal/toolPin.js"
 
 /**
  * The fields of a tool definition a fingerprint covers. `icons`, `execution` and `_meta` are
@@ -151,8 +151,7 @@ export const decodeLock = (content: unknown): Effect.Effect<LockFile, ConfigErro
  * @since 0.2.0
  * @category lock files
  */
-export const readLock: (path: string) => Effect.Effect<LockFile, ConfigError, FileSystem.FileSystem> =
-  internal.readLock
+export const readLock: (path: string) => Effect.Effect<LockFile, ConfigError, FileSystem.FileSystem> = internal.readLock
 
 /**
  * Writes a lock file (indented JSON).

@@ -37,9 +37,12 @@ const pinFor = (tools: ReadonlyArray<FakeServer.ToolDefinition>, mode?: "warn" |
 
 /** Warning lines logged while `effect` runs, into `lines`. */
 const logged = (lines: Array<string>) =>
-  Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-    if (logLevel._tag === "Warning") lines.push(String(Array.isArray(message) ? message.join(" ") : message))
-  }))
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") lines.push(String(Array.isArray(message) ? message.join(" ") : message))
+    })
+  )
 
 describe("drift pinning", () => {
   it.effect("a fingerprint ignores key order and changes with every covered field", () =>
@@ -49,7 +52,11 @@ describe("drift pinning", () => {
       const reordered: McpSchema.Tool = {
         annotations: { readOnlyHint: true },
         outputSchema: { type: "object" },
-        inputSchema: { required: ["q"], properties: { limit: { type: "integer" }, q: { type: "string" } }, type: "object" },
+        inputSchema: {
+          required: ["q"],
+          properties: { limit: { type: "integer" }, q: { type: "string" } },
+          type: "object"
+        },
         description: "Searches the index",
         title: "Search",
         name: "search"
@@ -71,7 +78,10 @@ describe("drift pinning", () => {
       // Outside the covered fields: no change.
       const decorated = { ...base, icons: [{ src: "https://x/icon.png" }], _meta: { at: 1 } }
       assert.strictEqual((yield* ToolPin.fingerprint(decorated)).digest, print.digest)
-      assert.strictEqual(ToolPin.canonicalJson({ b: [1, { d: 1, c: undefined }], a: "x" }), "{\"a\":\"x\",\"b\":[1,{\"d\":1}]}")
+      assert.strictEqual(
+        ToolPin.canonicalJson({ b: [1, { d: 1, c: undefined }], a: "x" }),
+        "{\"a\":\"x\",\"b\":[1,{\"d\":1}]}"
+      )
     }))
 
   it.effect("a lock file round-trips, and a malformed one is a ConfigError", () =>

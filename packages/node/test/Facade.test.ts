@@ -136,7 +136,7 @@ describe("the facade: parity with the Effect API", () => {
       assert.notInclude(names, "echo")
       assert.include(names, "add")
       assert.deepStrictEqual(drifts.map((d) => [d.tool, d.kind, d.refused]), [["echo", "changed", true]])
-      assert.include(drifts[0]!.fields, "name")
+      assert.include(drifts[0]!.fields ?? [], "name")
       const error = await client.callTool("echo", { message: "hi" }).catch((e: unknown) => e)
       assert.instanceOf(error, ToolPinMismatchError)
       assert.isTrue(lines.some((l) => l.startsWith("warn ") && l.includes("changed against its pin")))

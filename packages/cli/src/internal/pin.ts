@@ -81,7 +81,9 @@ export const lockFileOf = (
       : Effect.succeed(undefined)
   }
   if (Option.isSome(options.pinned)) {
-    return Effect.fail(new UsageError({ message: "--pin writes a lock from the tools as listed: it takes no --pinned" }))
+    return Effect.fail(
+      new UsageError({ message: "--pin writes a lock from the tools as listed: it takes no --pinned" })
+    )
   }
   return Effect.succeed(Option.getOrElse(options.file, () => ToolPin.defaultLockFile))
 }

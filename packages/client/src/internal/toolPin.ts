@@ -16,7 +16,14 @@ import { sha256Hex } from "./sha256.js"
 export { describe } from "./drift.js"
 
 /** The fields a fingerprint covers, in the order drift names them. @internal */
-export const FIELDS: ReadonlyArray<Field> = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"]
+export const FIELDS: ReadonlyArray<Field> = [
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations"
+]
 
 /** How many hex digits of a field's own digest are kept: enough to say which field changed. */
 const FIELD_DIGITS = 16
@@ -29,7 +36,9 @@ const FIELD_DIGITS = 16
  */
 export const canonicalJson = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (Array.isArray(value)) return `[${value.map((item) => item === undefined ? "null" : canonicalJson(item)).join(",")}]`
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => item === undefined ? "null" : canonicalJson(item)).join(",")}]`
+  }
   const record = value as Record<string, unknown>
   const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort()
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`

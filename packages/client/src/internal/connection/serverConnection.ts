@@ -48,7 +48,8 @@ export const make = <R>(
     if (config.configError !== undefined) return yield* config.configError
     if (config.pin !== undefined && !Sha256.available()) {
       return yield* new ConfigError({
-        message: `${config.name}: drift pinning needs WebCrypto's crypto.subtle (a browser gives it to secure pages only)`
+        message:
+          `${config.name}: drift pinning needs WebCrypto's crypto.subtle (a browser gives it to secure pages only)`
       })
     }
     const shared = yield* Core.makeShared(config, options)

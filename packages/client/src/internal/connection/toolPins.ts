@@ -57,7 +57,9 @@ export const make = (core: Needs, pin: ToolPin): Pins => {
   // A host listener's failure is its own: it is logged, and the list goes on.
   const tell = (drift: ToolDrift) =>
     Effect.zipRight(
-      Effect.logWarning(`${server}: ${ToolPinInternal.describe(drift)}${drift.refused ? "; refused (strict pinning)" : ""}`),
+      Effect.logWarning(
+        `${server}: ${ToolPinInternal.describe(drift)}${drift.refused ? "; refused (strict pinning)" : ""}`
+      ),
       Effect.catchAll(
         Effect.try(() => core.options.onToolDrift?.(drift)),
         (error) => Effect.logWarning(`${server}: the onToolDrift listener threw: ${String(error.cause)}`)
@@ -120,8 +122,10 @@ export const make = (core: Needs, pin: ToolPin): Pins => {
     return {
       callTool: (name, args, options) => Effect.zipRight(admitted(name), callTool(name, args, options)),
       // `undefined` (not now) unless the verdict is known and good: `callTool` then decides.
-      unsafeCallTool: unsafeCallTool === undefined ? undefined : (name, args, options, onDone) =>
-        current() && verdicts!.get(name) === "ok" ? unsafeCallTool(name, args, options, onDone) : undefined,
+      unsafeCallTool: unsafeCallTool === undefined ?
+        undefined :
+        (name, args, options, onDone) =>
+          current() && verdicts!.get(name) === "ok" ? unsafeCallTool(name, args, options, onDone) : undefined,
       callToolAsTask: (name, args, options) => Effect.zipRight(admitted(name), callToolAsTask(name, args, options))
     }
   }
