@@ -148,6 +148,7 @@ describe("the facade: parity with the Effect API", () => {
     }
     const missing = await connect(commandLine, { pin: { lock: path.join(dir, "none.json") } }).catch((e: unknown) => e)
     assert.instanceOf(missing, ConfigError)
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("connectFromConfig reads an mcpServers file through the McpConfig loader", async () => {
