@@ -112,6 +112,16 @@ export const examples: Array<Example> = [
       "read back from result-1: \"note note \", 0 left of 10000"
     ]
   },
+  {
+    name: "drift-pinning",
+    expect: [
+      "locked: create_issue, search_issues",
+      "warn: github: tool \"create_issue\" changed against its pin (description)",
+      "warn mode lists: create_issue, search_issues",
+      "strict mode lists: search_issues",
+      "create_issue: ToolPinMismatchError, requests sent: 0"
+    ]
+  },
   llm("openai", "OPENAI_API_KEY"),
   llm("anthropic", "ANTHROPIC_API_KEY"),
   llm("gemini", "GEMINI_API_KEY")

@@ -21,6 +21,7 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as ValidationError from "@effect/cli/ValidationError"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as ConnectionState from "@mcp-effect/client/ConnectionState"
 import * as EraCache from "@mcp-effect/client/EraCache"
@@ -49,6 +50,7 @@ import * as format from "./internal/format.js"
 import * as Help from "./internal/help.js"
 import * as Listen from "./internal/listen.js"
 import * as Output from "./internal/output.js"
+import * as Pin from "./internal/pin.js"
 import { withProgress } from "./internal/progress.js"
 import * as Servers from "./internal/servers.js"
 import * as Status from "./internal/status.js"
@@ -125,6 +127,10 @@ export interface CommonOptions {
   readonly inheritEnv: boolean
   /** `--user-config KEY=VALUE` words: the answers to an `.mcpb` bundle's questions. */
   readonly userConfig: ReadonlyArray<string>
+  /** `--pinned FILE`: a lock file (`tools --pin`) whose fingerprints pin the servers it names. */
+  readonly pinned: Option.Option<string>
+  /** `--strict`: with `--pinned`, a tool that does not match its pin is hidden and refused. */
+  readonly strict: boolean
 }
 
 /**
@@ -170,7 +176,12 @@ const common = {
   userConfig: Options.text("user-config").pipe(
     Options.withDescription("KEY=VALUE answering an .mcpb bundle's user_config; repeatable"),
     Options.repeated
-  )
+  ),
+  pinned: Options.text("pinned").pipe(
+    Options.withDescription("a lock file (tools --pin) pinning the servers' tools"),
+    Options.optional
+  ),
+  strict: Options.boolean("strict").pipe(Options.withDescription("with --pinned: refuse tools that drifted"))
 }
 
 const jsonArgs = Options.text("args").pipe(
@@ -249,7 +260,9 @@ const merge = (parent: CommonOptions, own: CommonOptions): CommonOptions => ({
   noEraCache: parent.noEraCache || own.noEraCache,
   env: [...parent.env, ...own.env],
   inheritEnv: parent.inheritEnv || own.inheritEnv,
-  userConfig: [...parent.userConfig, ...own.userConfig]
+  userConfig: [...parent.userConfig, ...own.userConfig],
+  pinned: Option.orElse(own.pinned, () => parent.pinned),
+  strict: parent.strict || own.strict
 })
 
 const oauthOf = (options: CommonOptions): OAuthOptions | undefined =>
@@ -315,7 +328,7 @@ const connected = <A, E>(
         if (selected.length === 0 && servers.servers.length > 0) {
           yield* Effect.logWarning("every server is disabled (--server NAME connects a disabled one)")
         }
-        const client = yield* Servers.connect(session.mode, selected)
+        const client = yield* Servers.connect(session.mode, yield* Pin.apply(selected, options))
         return yield* body({
           client,
           ...route,
@@ -334,13 +347,28 @@ const lines = <A>(list: ReadonlyArray<A>, none: string, line: (item: A) => strin
 
 const tools = Command.make(
   "tools",
-  common,
+  {
+    ...common,
+    pin: Options.boolean("pin").pipe(Options.withDescription("write the lock file of the tools listed")),
+    file: Args.text({ name: "file" }).pipe(Args.optional)
+  },
   (options) =>
-    withClient(options, ({ client, mode, server, showServer, timeout }) =>
-      Effect.gen(function*() {
-        const list = yield* client.listTools({ server, timeout })
-        yield* Output.emit(mode, { tools: list }, () => lines(list, "no tools", (t) => format.tool(t, showServer)))
-      }))
+    Effect.flatMap(
+      Effect.zip(Pin.lockFileOf(options), FileSystem.FileSystem),
+      ([lockFile, fs]) =>
+        withClient(options, ({ client, mode, server, showServer, timeout }) =>
+          Effect.gen(function*() {
+            const list = yield* client.listTools({ server, timeout })
+            yield* Output.emit(mode, { tools: list }, () => lines(list, "no tools", (t) => format.tool(t, showServer)))
+            if (lockFile !== undefined) {
+              const listed = server === undefined ? client.servers.map((s) => s.name) : [server]
+              yield* Effect.flatMap(
+                Effect.provideService(Pin.write(lockFile, list, listed), FileSystem.FileSystem, fs),
+                Console.error
+              )
+            }
+          }))
+    )
 )
 
 const call = Command.make(

@@ -21,6 +21,7 @@ import type {
   InputRequiredError,
   ServerNotFoundError,
   ToolNotFoundError,
+  ToolPinMismatchError,
   ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -128,6 +129,7 @@ export type CallToolError =
   | ConnectError
   | InputRequiredError
   | ToolNotFoundError
+  | ToolPinMismatchError
   | AmbiguousToolError
   | ServerNotFoundError
 
@@ -197,6 +199,8 @@ export interface Options<R = never> extends ResultLimits {
   readonly propagateTraceContext?: boolean | undefined
   /** Hears each server's state changes as they happen, from its first `Connecting` on. */
   readonly onStateChange?: ServerConnectionOptions["onStateChange"]
+  /** Hears each drift of a pinned server's tools (`ServerConfig.pin`). Added in 0.2.0. */
+  readonly onToolDrift?: ServerConnectionOptions["onToolDrift"]
 }
 
 /**

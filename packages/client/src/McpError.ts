@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { describe as describeDrift } from "./internal/drift.js"
 import { TaggedError } from "./internal/taggedError.js"
 
 /**
@@ -396,6 +397,25 @@ export class ToolNotFoundError extends TaggedError<ToolNotFoundError>()("ToolNot
 }
 
 /**
+ * A call refused by strict drift pinning (`ServerConfig.pin`): the tool's definition no longer
+ * matches its pin (`changed`, with the `fields` that changed when the pin knows them), the tool
+ * is not pinned (`added`), or a pinned tool is no longer listed (`removed`). Nothing was sent.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ToolPinMismatchError extends TaggedError<ToolPinMismatchError>()("ToolPinMismatchError", {
+  server: Schema.String,
+  tool: Schema.String,
+  kind: Schema.Literal("changed", "added", "removed"),
+  fields: Schema.optional(Schema.Array(Schema.String))
+}) {
+  override get message(): string {
+    return `server ${this.server}: ${describeDrift(this)}; refused (strict pinning)`
+  }
+}
+
+/**
  * A bare tool name is offered by more than one server; pass `server` to choose.
  *
  * @since 0.1.0
@@ -510,6 +530,7 @@ const all = [
   UnsupportedProtocolVersionError,
   CapabilityError,
   ToolNotFoundError,
+  ToolPinMismatchError,
   AmbiguousToolError,
   AmbiguousServerError,
   ServerNotFoundError,

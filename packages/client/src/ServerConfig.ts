@@ -6,6 +6,7 @@
 import type * as Duration from "effect/Duration"
 import type { Reconnect } from "./ConnectionState.js"
 import type { ConfigError } from "./McpError.js"
+import type { ToolPin } from "./ToolPin.js"
 import type { TransportFactory } from "./Transport.js"
 
 /**
@@ -105,6 +106,16 @@ export interface ServerConfig<R = never> {
   readonly maxResultBytes?: number | undefined
   /** What happens to a result over a limit: cut (`"truncate"`), or cut and kept (`"handle"`). @since 0.2.0 */
   readonly overflow?: "truncate" | "handle" | undefined
+  /**
+   * Drift pinning: the fingerprint each tool's definition must keep (`ToolPin`), checked each
+   * time the tools are listed (again after `notifications/tools/list_changed`). A tool that
+   * changed, a new unpinned one and a pinned one gone are warnings in `warn` mode (default);
+   * `strict` shows and calls only the tools that match their pin (`ToolPinMismatchError`, nothing
+   * sent). `ToolPin.applyLock` sets it from a lock file.
+   *
+   * @since 0.2.0
+   */
+  readonly pin?: ToolPin | undefined
 }
 
 /**

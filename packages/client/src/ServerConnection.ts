@@ -23,6 +23,7 @@ import type {
   ServerNotFoundError,
   TaskReplacedError,
   ToolNotFoundError,
+  ToolPinMismatchError,
   ValidationError
 } from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -34,6 +35,7 @@ import type { ServerConfig } from "./ServerConfig.js"
 import type * as Subscription from "./Subscription.js"
 import type * as Task from "./Task.js"
 import type * as Telemetry from "./Telemetry.js"
+import type { ToolDrift } from "./ToolPin.js"
 
 /**
  * Per-call options of a request.
@@ -216,6 +218,11 @@ export interface Options {
    * limit to (default 500,000; 0: the declaration is ignored). Added in 0.2.0.
    */
   readonly maxDeclaredResultChars?: number | undefined
+  /**
+   * Hears each drift of a pinned server's tools (`ServerConfig.pin`) when it is first seen,
+   * besides the warning logged. Added in 0.2.0.
+   */
+  readonly onToolDrift?: ((drift: ToolDrift) => void) | undefined
 }
 
 /**
@@ -319,7 +326,7 @@ export interface ServerConnection {
     options?: CallToolOptions
   ) => Effect.Effect<
     McpSchema.CallToolResult,
-    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError
+    ConnectError | InputRequiredError | ValidationError | ToolNotFoundError | ToolPinMismatchError
   >
   /**
    * `callTool` for callers outside Effect that must not pay for a fiber per call (the Promise
@@ -338,7 +345,7 @@ export interface ServerConnection {
     options?: TaskCallOptions
   ) => Effect.Effect<
     Task.Task,
-    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError
+    ConnectError | CapabilityError | InputRequiredError | ValidationError | ToolNotFoundError | ToolPinMismatchError
   >
   /** `tasks/get`: the task's current state (on 2026-07-28 with its result or input requests inline). */
   readonly getTask: (

@@ -118,3 +118,7 @@ export * as OAuth from "./OAuth.js"
  * @since 0.1.0
  */
 export * as Telemetry from "./Telemetry.js"
+/**
+ * @since 0.2.0
+ */
+export * as ToolPin from "./ToolPin.js"

@@ -27,6 +27,7 @@ const expected: Record<string, ReadonlyArray<Group>> = {
   AuthorizationRequiredError: ["auth"],
   CapabilityError: [],
   ToolNotFoundError: [],
+  ToolPinMismatchError: [],
   AmbiguousToolError: [],
   AmbiguousServerError: [],
   ServerNotFoundError: [],

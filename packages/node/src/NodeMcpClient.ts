@@ -15,6 +15,7 @@ import * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpConfig from "@mcp-effect/client/McpConfig"
 import { ConfigError } from "@mcp-effect/client/McpError"
 import type { ConnectError } from "@mcp-effect/client/McpError"
+import * as ToolPin from "@mcp-effect/client/ToolPin"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -106,14 +107,46 @@ export const parseOptions = (path: string): McpConfig.ParseOptions<HttpClient.Ht
  */
 export const fromFile = (
   path: string,
-  options?: Omit<McpClient.Options, "servers">
-): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
-  Layer.unwrapScoped(
+  options?: FileOptions
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> => {
+  const { pin, ...clientOptions } = options ?? {}
+  return Layer.unwrapScoped(
     Effect.map(
-      Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.load(path, parseOptions(path))),
-      (servers) => McpClient.layer({ ...options, servers })
+      Effect.zip(
+        Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.load(path, parseOptions(path))),
+        lockOf(pin)
+      ),
+      ([servers, lock]) =>
+        McpClient.layer({
+          ...clientOptions,
+          servers: lock === undefined ? servers : ToolPin.applyLock(servers, lock, pin?.mode)
+        })
     )
   ).pipe(Layer.provide(platform))
+}
+
+const lockOf = (
+  pin: FileOptions["pin"]
+): Effect.Effect<ToolPin.LockFile | undefined, ConfigError, FileSystem.FileSystem> =>
+  pin === undefined
+    ? Effect.succeed(undefined)
+    : typeof pin.lock === "string"
+    ? ToolPin.readLock(pin.lock)
+    : Effect.succeed(pin.lock)
+
+/**
+ * The options of a client for a configuration file: the client's, and drift pinning from a
+ * lock file (`ServerConfig.pin` of each server the lock names; `lock` is the lock or its path).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FileOptions extends Omit<McpClient.Options, "servers"> {
+  readonly pin?: {
+    readonly lock: ToolPin.LockFile | string
+    readonly mode?: "warn" | "strict" | undefined
+  } | undefined
+}
 
 /**
  * A client for servers given as options, with the Node platform provided. HTTP goes through
@@ -143,7 +176,7 @@ export const layer = (
  */
 export const fromHost = (
   host: McpConfig.Host,
-  options?: Omit<McpClient.Options, "servers">
+  options?: FileOptions
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.unwrapEffect(
     Effect.map(Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.findHost(host)), (path) =>

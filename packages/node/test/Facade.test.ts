@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConnectionError, ToolNotFoundError } from "@mcp-effect/client/McpError"
+import { ConfigError, ConnectionError, ToolNotFoundError, ToolPinMismatchError } from "@mcp-effect/client/McpError"
+import * as ToolPin from "@mcp-effect/client/ToolPin"
 import type * as Connect from "@mcp-effect/node/Connect"
 import { connect, connectFromConfig } from "@mcp-effect/node/Connect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -138,6 +140,45 @@ describe("the facade: parity with the Effect API", () => {
     } finally {
       await client.close()
     }
+  })
+
+  it("pin: a lock file pins each server; strict refuses a changed tool, nothing sent (stdio)", async () => {
+    const plain = await connect(commandLine)
+    const tools = await plain.listTools().finally(() => plain.close())
+    const lock = await Effect.runPromise(ToolPin.lock(tools))
+    const [server] = Object.keys(lock.servers)
+    const entries = lock.servers[server!]!
+    // As if echo had changed since the lock was written: its pin is add's fingerprint.
+    const tampered: ToolPin.LockFile = { version: 1, servers: { [server!]: { ...entries, echo: entries.add! } } }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-pin-"))
+    const file = path.join(dir, "mcp-lock.json")
+    fs.writeFileSync(file, JSON.stringify(tampered))
+    const drifts: Array<ToolPin.ToolDrift> = []
+    const { lines, logger } = recording()
+    const client = await connect(`${commandLine} --log-received`, {
+      pin: { lock: file, mode: "strict" },
+      onToolDrift: (drift) => drifts.push(drift),
+      logLevel: "Debug",
+      logger
+    })
+    try {
+      const names = (await client.listTools()).map((t) => t.name)
+      assert.notInclude(names, "echo")
+      assert.include(names, "add")
+      assert.deepStrictEqual(drifts.map((d) => [d.tool, d.kind, d.refused]), [["echo", "changed", true]])
+      assert.include(drifts[0]!.fields ?? [], "name")
+      const error = await client.callTool("echo", { message: "hi" }).catch((e: unknown) => e)
+      assert.instanceOf(error, ToolPinMismatchError)
+      assert.isTrue(lines.some((l) => l.startsWith("warn ") && l.includes("changed against its pin")))
+      assert.isFalse(lines.some((l) => l.includes("tools/call")), "nothing was sent")
+      assert.deepStrictEqual((await client.callTool("add", { a: 1, b: 2 })).content, [{ type: "text", text: "3" }])
+      await until(() => lines.some((l) => l.includes("tools/call")))
+    } finally {
+      await client.close()
+    }
+    const missing = await connect(commandLine, { pin: { lock: path.join(dir, "none.json") } }).catch((e: unknown) => e)
+    assert.instanceOf(missing, ConfigError)
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("connectFromConfig reads an mcpServers file through the McpConfig loader", async () => {

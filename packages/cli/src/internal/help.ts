@@ -35,6 +35,8 @@ const common: ReadonlyArray<readonly [string, string]> = [
   ["--env KEY=VALUE", "a variable for every stdio server's environment (repeatable)"],
   ["--inherit-env", "stdio servers get this shell's whole environment, not the safe default"],
   ["--user-config KEY=VALUE", "an answer to an .mcpb bundle's user_config (repeatable; repeat a key for a list)"],
+  ["--pinned FILE", "pin the tools of the servers a lock file (tools --pin) names: a drift is a warning"],
+  ["--strict", "with --pinned: a tool that drifted from its pin is hidden, and calling it fails"],
   ["-h, --help", "this text"]
 ]
 
@@ -49,8 +51,18 @@ const pages: Record<string, Page> = {
     ]
   },
   tools: {
-    usage: ["mcp-effect tools [options]"],
-    summary: "list the tools of every server, with their parameters and hints"
+    usage: ["mcp-effect tools [--pin [FILE]] [options]"],
+    summary: "list the tools of every server, with their parameters and hints",
+    text: [
+      "With --pin, also write the lock file FILE (default mcp-lock.json): each tool's fingerprint,",
+      "by server. The servers listed replace their entries; the others the file holds are kept.",
+      "Then --pinned FILE warns when a server changed, added or removed a tool (--strict refuses it)."
+    ],
+    options: [["--pin [FILE]", "write the lock file of the tools listed (default mcp-lock.json)"]],
+    examples: [
+      "mcp-effect tools --pin --config claude",
+      "mcp-effect call github.create_issue title=x --config claude --pinned mcp-lock.json --strict"
+    ]
   },
   call: {
     usage: ["mcp-effect call [SERVER.]TOOL [KEY=VALUE ...] [--args JSON] [options]"],

@@ -86,6 +86,7 @@ export const make = <R>(
       tracing: options.tracing,
       propagateTraceContext: options.propagateTraceContext,
       onStateChange: options.onStateChange,
+      onToolDrift: options.onToolDrift,
       lazy: options.lazy
     }
     const servers = yield* Effect.forEach(

@@ -22,6 +22,7 @@ import type * as RpcPeer from "../../RpcPeer.js"
 import type { TransportKind } from "../../ServerConfig.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options } from "../../ServerConnection.js"
+import type { ToolPin } from "../../ToolPin.js"
 import * as Defaults from "../defaults.js"
 import * as Extensions from "../extensions.js"
 import * as Limits from "../limits.js"
@@ -75,6 +76,8 @@ export interface Shared {
   readonly resultLimits: ResultLimits.Limits | undefined
   /** Where `overflow: "handle"` keeps whole results. */
   readonly resultStore: ResultLimits.Store
+  /** The server's drift pin (`ServerConfig.pin`); `undefined`: none. */
+  readonly toolPin: ToolPin | undefined
   readonly identity: Protocol.ClientIdentity
   /** The host's `_meta` when it is a fixed value (no effect per request); else `undefined`. */
   readonly fixedHostMeta: Record<string, unknown> | undefined
@@ -187,6 +190,7 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         toolAllowed: ToolFilter.compile(config.tools),
         resultLimits: ResultLimits.configured(config, options.resultLimits),
         resultStore: options.resultStore ?? ResultLimits.makeStore(),
+        toolPin: config.pin,
         identity,
         fixedHostMeta,
         hostMeta: fixedHostMeta === undefined

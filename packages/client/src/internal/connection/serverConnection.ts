@@ -9,10 +9,12 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { ConfigError, ConnectError } from "../../McpError.js"
+import { ConfigError } from "../../McpError.js"
+import type { ConnectError } from "../../McpError.js"
 import type { ServerConfig } from "../../ServerConfig.js"
 import type { Options, ServerConnection } from "../../ServerConnection.js"
 import * as Masked from "../masked.js"
+import * as Sha256 from "../sha256.js"
 import * as Core from "./core.js"
 import * as Lists from "./lists.js"
 import * as Methods from "./methods.js"
@@ -44,6 +46,12 @@ export const make = <R>(
 ): Effect.Effect<ServerConnection, ConnectError | ConfigError, Scope.Scope | R> =>
   Effect.gen(function*() {
     if (config.configError !== undefined) return yield* config.configError
+    if (config.pin !== undefined && !Sha256.available()) {
+      return yield* new ConfigError({
+        message:
+          `${config.name}: drift pinning needs WebCrypto's crypto.subtle (a browser gives it to secure pages only)`
+      })
+    }
     const shared = yield* Core.makeShared(config, options)
     if (shared.debugRequests) yield* Masked.logStart(config)
     const sessions = yield* Session.make(config, shared, yield* Router.make(shared))

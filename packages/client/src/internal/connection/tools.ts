@@ -12,6 +12,7 @@ import * as Exit from "effect/Exit"
 import * as HeaderParams from "../../HeaderParams.js"
 import type { ConnectError, InputRequiredError, ValidationError } from "../../McpError.js"
 import { InvalidResponseError, ToolNotFoundError } from "../../McpError.js"
+import type { ToolPinMismatchError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type { RequestOptions, ServerConnection, UnsafeCallTool } from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
@@ -24,6 +25,7 @@ import * as Decode from "./decode.js"
 import * as Lists from "./lists.js"
 import * as Pages from "./pages.js"
 import * as ResultGovernance from "./resultGovernance.js"
+import * as ToolPins from "./toolPins.js"
 import * as ToolPlans from "./toolPlans.js"
 import * as ToolTasks from "./toolTasks.js"
 import * as Validation from "./validation.js"
@@ -138,7 +140,10 @@ const awaitingUnsafe = (
 ): ServerConnection["callTool"] =>
 (name, args, requestOptions) =>
   Effect.withFiberRuntime((fiber) =>
-    Effect.async<McpSchema.CallToolResult, ConnectError | InputRequiredError | ValidationError | ToolNotFoundError>(
+    Effect.async<
+      McpSchema.CallToolResult,
+      ConnectError | InputRequiredError | ValidationError | ToolNotFoundError | ToolPinMismatchError
+    >(
       (resume) => {
         let settled = false
         const onExit = () => abandon?.()
@@ -194,7 +199,7 @@ export type ToolMethods = Pick<
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
 export type Needs =
   & Lists.Needs
-  & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed" | "resultLimits" | "resultStore">
+  & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed" | "toolPin" | "clock" | "resultLimits" | "resultStore">
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
@@ -206,8 +211,16 @@ export const make = (core: Needs): ToolMethods => {
   // on 2026-07-28: they are left out of the list, with a warning.
   // The server's tool filter: a filtered tool is in no list, and calling it is refused here.
   const allowed = core.toolAllowed
-  const usable = (listed: ReadonlyArray<McpSchema.Tool>, s: Session) => {
-    const tools = allowed === undefined ? listed : listed.filter((tool) => allowed(tool.name))
+  // Drift pinning: checked after the filter (a filtered tool is never judged), before the headers.
+  const pins = core.toolPin === undefined ? undefined : ToolPins.make(core, core.toolPin)
+  /** `complete`: the whole list (a page cannot tell which pinned tools are gone). */
+  const usable = (listed: ReadonlyArray<McpSchema.Tool>, s: Session, complete: boolean) => {
+    const visible = allowed === undefined ? listed : listed.filter((tool) => allowed(tool.name))
+    return pins === undefined
+      ? withValidHeaders(visible, s)
+      : Effect.flatMap(pins.check(visible, complete ? listed : undefined), (tools) => withValidHeaders(tools, s))
+  }
+  const withValidHeaders = (tools: ReadonlyArray<McpSchema.Tool>, s: Session) => {
     if (s.negotiated.era !== "modern" || !core.isHttp()) return Effect.succeed(tools)
     const kept: Array<McpSchema.Tool> = []
     const dropped: Array<string> = []
@@ -234,7 +247,7 @@ export const make = (core: Needs): ToolMethods => {
             knownTools = tools
           })
       ),
-      (tools) => Effect.flatMap(core.session, (s) => usable(tools, s))
+      (tools) => Effect.flatMap(core.session, (s) => usable(tools, s, true))
     )
 
   /** Whether a call needs its tool's definition: for `Mcp-Param-*` headers (2026-07-28 HTTP). */
@@ -382,7 +395,8 @@ export const make = (core: Needs): ToolMethods => {
       Effect.orElseSucceed(Effect.map(listTools(), (tools) => findTool(tools, name)), () => undefined)
   }, { callTool, unsafeCallTool })
   const unfiltered = { ...limitedCalls, callToolAsTask }
-  const calls = allowed === undefined ? unfiltered : filtered(server, allowed, unfiltered)
+  const own = allowed === undefined ? unfiltered : filtered(server, allowed, unfiltered)
+  const calls = pins === undefined ? own : pins.guard(own, listTools())
   return {
     ...calls,
     listTools,
@@ -391,7 +405,7 @@ export const make = (core: Needs): ToolMethods => {
         Pages.page(core, "tools/list", "tools", Decode.tools, cursor, requestOptions),
         (page) =>
           Effect.flatMap(core.session, (s) =>
-            Effect.map(usable(page.items, s), (items) => Object.assign({}, page, { items })))
+            Effect.map(usable(page.items, s, false), (items) => Object.assign({}, page, { items })))
       ),
     ...taskMethods
   }

@@ -21,6 +21,7 @@ import * as Defaults from "../defaults.js"
 import { classify, withDetail } from "../failure.js"
 import * as Limits from "../limits.js"
 import * as Policies from "../policies.js"
+import { sha256Hex } from "../sha256.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
 import type { BodyReader, BodyReaderPause } from "./bodyReader.js"
@@ -458,9 +459,8 @@ export const authorizationKey = (headers: Record<string, string>): Effect.Effect
   const known = digests.get(value)
   if (known !== undefined) return Effect.succeed(known)
   return Effect.map(
-    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(value))),
-    (digest) => {
-      const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+    Effect.promise(() => sha256Hex(value)),
+    (hex) => {
       if (digests.size >= 64) digests.clear()
       digests.set(value, hex)
       return hex

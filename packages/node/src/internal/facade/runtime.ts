@@ -19,6 +19,7 @@ import * as NodeEraCache from "../../NodeEraCache.js"
 import * as internalPlatform from "../platform.js"
 import { networkOf } from "./configs.js"
 import { loggerLayer } from "./logger.js"
+import { pinned } from "./pin.js"
 import { closeScope, run } from "./run.js"
 import type { Fork } from "./run.js"
 import type { ConnectOptions, StateListener } from "./types.js"
@@ -36,17 +37,19 @@ export const build = async (
   options: ConnectOptions,
   onStateChange: StateListener
 ): Promise<FacadeRuntime> => {
+  const pinnedServers = options.pin === undefined ? servers : await pinned(servers, options.pin)
   const clientLayer = (
     // Undici's global dispatcher: connections to a server are reused across connect() calls (and
     // one JSON Schema worker serves them all).
     internalPlatform.clientLayer(
       {
         servers: options.reconnect === undefined
-          ? servers
-          : servers.map((config) => ({ ...config, reconnect: config.reconnect ?? options.reconnect })),
+          ? pinnedServers
+          : pinnedServers.map((config) => ({ ...config, reconnect: config.reconnect ?? options.reconnect })),
         clientInfo: options.clientInfo,
         onNotification: options.onNotification,
         onStateChange,
+        onToolDrift: options.onToolDrift,
         validateStructuredContent: options.validateStructuredContent,
         extensions: options.extensions,
         protocol: options.protocol,

@@ -18,6 +18,7 @@ import type * as ServerConnectionModule from "@mcp-effect/client/ServerConnectio
 import type * as Subscription from "@mcp-effect/client/Subscription"
 import type * as Target from "@mcp-effect/client/Target"
 import type * as ToolFormats from "@mcp-effect/client/ToolFormats"
+import type * as ToolPin from "@mcp-effect/client/ToolPin"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as NodeOAuth from "../../NodeOAuth.js"
@@ -44,6 +45,17 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
    * names with `*` globs (`ServerConfig.tools`). Added in 0.2.0.
    */
   readonly tools?: ServerConfig.ToolFilter | undefined
+  /**
+   * Drift pinning (`ServerConfig.pin`) from a lock file: the lock itself, or the path of its
+   * file (`mcp-lock.json`, as `mcp-effect tools --pin` writes it); each server gets its entry,
+   * by name. `mode`: `"warn"` (default) or `"strict"`. Added in 0.2.0.
+   */
+  readonly pin?: {
+    readonly lock: ToolPin.LockFile | string
+    readonly mode?: "warn" | "strict" | undefined
+  } | undefined
+  /** Hears each drift of a pinned server's tools (besides the warning logged). Added in 0.2.0. */
+  readonly onToolDrift?: ((drift: ToolPin.ToolDrift) => void) | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
   /**
    * Connect each server on its first use (`McpClient.Options.lazy`): `connect` returns at once,
