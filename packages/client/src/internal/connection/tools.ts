@@ -199,7 +199,17 @@ export type ToolMethods = Pick<
 /** What tools use of the core: what lists use (the tools list), and the call path. @internal */
 export type Needs =
   & Lists.Needs
-  & Pick<Core, "options" | "tasksDeclared" | "currentSession" | "toolAllowed" | "toolPin" | "clock" | "resultLimits" | "resultStore">
+  & Pick<
+    Core,
+    | "options"
+    | "tasksDeclared"
+    | "currentSession"
+    | "toolAllowed"
+    | "toolPin"
+    | "clock"
+    | "resultLimits"
+    | "resultStore"
+  >
 
 /** @internal */
 export const make = (core: Needs): ToolMethods => {
