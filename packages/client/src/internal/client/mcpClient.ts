@@ -14,13 +14,16 @@ import {
   ServerNotFoundError,
   ToolNotFoundError
 } from "../../McpError.js"
+import type { ToolNameCollisionError } from "../../McpError.js"
 import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
 import * as Defaults from "../defaults.js"
+import * as ProviderName from "../providerName.js"
 import { routes } from "./routes.js"
-import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
+import type { Call, Feature, Kind, Route, Router, Routes } from "./routes.js"
+import * as ToolNames from "./toolNames.js"
 import * as ToolSearch from "./toolSearch.js"
 
 /** @internal */
@@ -86,15 +89,19 @@ export const make = <R>(
       { concurrency: "unbounded" }
     )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
+    const naming = ToolNames.settingsOf(options.servers, options)
     const router = routerOf(
       servers,
-      options.lazy === true ? options.maxConcurrentConnects ?? Defaults.MAX_CONCURRENT_CONNECTS : "unbounded"
+      options.lazy === true ? options.maxConcurrentConnects ?? Defaults.MAX_CONCURRENT_CONNECTS : "unbounded",
+      naming
     )
     const { server } = router
     const methods = routedOn(router)
     const { callTool } = methods
     const unsafeCallTool: McpClient.Service["unsafeCallTool"] = (name, args, callOptions, onDone) => {
-      // Only where the server is known without a lookup: one server, or the one named.
+      // Only where the server and the tool's own name are known without a lookup: one server,
+      // or the one named, and no naming.
+      if (naming !== undefined || ProviderName.mayBeMapped(name)) return undefined
       const selected = callOptions?.server
       const connection = selected === undefined
         ? (servers.length === 1 ? servers[0] : undefined)
@@ -190,7 +197,7 @@ const routedMethod = (router: Router, name: string, route: Route<Kind>): Method 
     router,
     (args[route.options] as { readonly server?: string | undefined } | undefined)?.server,
     args,
-    (connection) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...args)
+    (connection, given = args) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...given)
   )
 
 /** Every routed method, by name, over `router`: the types `McpClient.Routed` derives from the same rows. */
@@ -200,10 +207,15 @@ const routedOn = (router: Router): McpClient.Routed<Routes> =>
   ) as unknown as McpClient.Routed<Routes>
 
 /**
- * How calls find their server among `servers` (see `routes.ts`), and the tool lookup; a request
- * to every server runs on `concurrency` of them at a time.
+ * How calls find their server among `servers` (see `routes.ts`), and the tool lookup under the
+ * names `naming` gives (`toolNames.ts`); a request to every server runs on `concurrency` of them
+ * at a time.
  */
-const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, concurrency: number | "unbounded") => {
+const routerOf = (
+  servers: ReadonlyArray<ServerConnection.ServerConnection>,
+  concurrency: number | "unbounded",
+  naming: ToolNames.Settings | undefined
+) => {
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
 
@@ -245,18 +257,76 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
         (lists) => lists.flat()
       ))
 
-  const listTools = (selected: string | undefined) => aggregate("tools", selected, (c) => c.listTools())
+  const listed = (
+    selected: string | undefined,
+    list: (c: ServerConnection.ServerConnection) => Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError> = (c) =>
+      c.listTools()
+  ) => aggregate("tools", selected, list)
+
+  // Under a collision policy a server's shown names depend on the other servers' tools: the
+  // table is then built over every server.
+  const tableOf = (selected: string | undefined, list?: Parameters<typeof listed>[1]) =>
+    Effect.flatMap(
+      listed(naming?.collisions === undefined ? selected : undefined, list),
+      (tools) => ToolNames.build(tools, naming)
+    )
+
+  const listTools = (
+    selected: string | undefined,
+    list?: Parameters<typeof listed>[1]
+  ): Effect.Effect<
+    ReadonlyArray<McpClient.ServerTool>,
+    ConnectError | ServerNotFoundError | ToolNameCollisionError
+  > =>
+    naming === undefined ? listed(selected, list) : Effect.map(tableOf(selected, list), (table) =>
+      selected === undefined ? table.tools : table.tools.filter((tool) => tool.server === selected))
 
   const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
-    Effect.flatMap(listTools(findOptions?.server), (tools): Effect.Effect<
+    Effect.flatMap(tableOf(findOptions?.server), (table): Effect.Effect<
       McpClient.ServerTool,
       ToolNotFoundError | AmbiguousToolError
     > => {
-      const matches = tools.filter((t) => t.name === name)
+      const matches = table.lookup(name, findOptions?.server)
       if (matches.length === 1) return Effect.succeed(matches[0]!)
       if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
       return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
     })
+
+  const sendAs = (name: string) => (connection: ServerConnection.ServerConnection) => ({ connection, name })
+
+  // The tool's server and its own name. Without naming, a name that cannot be a provider name
+  // needs no lookup when the server is known.
+  const toolTarget = (name: string, selected: string | undefined): Effect.Effect<
+    { readonly connection: ServerConnection.ServerConnection; readonly name: string },
+    ConnectError | ServerNotFoundError | ToolNotFoundError | AmbiguousToolError | ToolNameCollisionError
+  > => {
+    if (naming === undefined && !ProviderName.mayBeMapped(name)) {
+      if (selected !== undefined) return Effect.map(server(selected), sendAs(name))
+      if (servers.length === 1) return Effect.succeed(sendAs(name)(servers[0]!))
+    }
+    return Effect.flatMap(tableOf(selected), (table): ReturnType<typeof toolTarget> => {
+      const matches = table.lookup(name, selected)
+      if (matches.length === 1) {
+        return Effect.map(server(matches[0]!.server), sendAs(matches[0]!.originalName ?? matches[0]!.name))
+      }
+      if (matches.length > 1) {
+        return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
+      }
+      // A name not shown goes as it is to the server named, or the only one (a server may
+      // answer for a tool it does not list).
+      if (selected !== undefined) return Effect.map(server(selected), sendAs(name))
+      if (servers.length === 1) return Effect.succeed(sendAs(name)(servers[0]!))
+      return Effect.fail(new ToolNotFoundError({ name }))
+    })
+  }
+
+  // A cursor belongs to the server that issued it: pages come from one server.
+  const page = (selected: string | undefined, call: Call) =>
+    Effect.flatMap(only(selected), (c) =>
+      Effect.map(
+        call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
+        (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
+      ))
 
   // Prompts and resources are routed to the server that lists them, else to the first one,
   // whose own error then says what is wrong.
@@ -283,6 +353,14 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
     only,
     findTool,
     listTools,
+    tools: (selected, call) => listTools(selected, call as Parameters<typeof listed>[1]),
+    toolsPage: (selected, call) =>
+      naming === undefined ? page(selected, call) : Effect.flatMap(page(selected, call), ({ items, nextCursor }) =>
+        Effect.map(tableOf(selected), (table) => ({
+          items: (items as unknown as ReadonlyArray<McpClient.ServerTool>).flatMap((tool) => table.shownOf(tool) ?? []),
+          nextCursor
+        }))),
+    toolTarget,
     aggregate: (feature, selected, call) =>
       aggregate(
         feature,
@@ -292,19 +370,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
           ConnectError
         >
       ),
-    // A cursor belongs to the server that issued it: pages come from one server.
-    page: (selected, call) =>
-      Effect.flatMap(only(selected), (c) =>
-        Effect.map(
-          call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
-          (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
-        )),
-    toolServer: (name, selected) =>
-      selected !== undefined
-        ? server(selected)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
-        : Effect.flatMap(findTool(name), (tool) => server(tool.server)),
+    page,
     // Task ids are unique only on the server that issued them: a handle names its server, a
     // bare id needs one unless there is only one.
     taskServer: (task, selected) =>
@@ -336,7 +402,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
     every: (selected, accepts, call, combine) =>
       selected !== undefined
         ? Effect.flatMap(server(selected), call)
-        : Effect.map(Effect.forEach(servers.filter(accepts), call, { concurrency }), combine)
+        : Effect.map(Effect.forEach(servers.filter(accepts), (c) => call(c), { concurrency }), combine)
   }
   return router
 }
