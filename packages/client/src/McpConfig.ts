@@ -67,6 +67,10 @@ export interface StdioEntry {
    * (denied names), `*` globs. Added in 0.2.0.
    */
   readonly tools?: ToolFilter | undefined
+  /** `toolPrefix`: the tools shown as `prefix__name` (`true`: the server's name); see `ServerConfig.toolPrefix`. Added in 0.2.0. */
+  readonly toolPrefix?: string | true | undefined
+  /** `toolNames`: a tool's own name → the name shown; see `ServerConfig.toolNames`. Added in 0.2.0. */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -93,6 +97,10 @@ export interface HttpEntry {
    * (denied names), `*` globs. Added in 0.2.0.
    */
   readonly tools?: ToolFilter | undefined
+  /** `toolPrefix`: the tools shown as `prefix__name` (`true`: the server's name); see `ServerConfig.toolPrefix`. Added in 0.2.0. */
+  readonly toolPrefix?: string | true | undefined
+  /** `toolNames`: a tool's own name → the name shown; see `ServerConfig.toolNames`. Added in 0.2.0. */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -282,7 +290,14 @@ const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSe
 }
 
 const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> =>
-  entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
+  entry.tools === undefined && entry.toolPrefix === undefined && entry.toolNames === undefined
+    ? config
+    : Object.assign(
+      config,
+      entry.tools === undefined ? {} : { tools: entry.tools },
+      entry.toolPrefix === undefined ? {} : { toolPrefix: entry.toolPrefix },
+      entry.toolNames === undefined ? {} : { toolNames: entry.toolNames }
+    )
 
 const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
 

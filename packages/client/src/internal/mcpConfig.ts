@@ -118,7 +118,16 @@ const EXPECTED_TYPE = "\"stdio\", \"http\" (Streamable HTTP), \"sse\" or \"plain
 const URL_FIELDS = ["url", "serverUrl", "httpUrl"] as const
 const STDIO_FIELDS = new Set(["command", "args", "env", "cwd", "inheritEnv"])
 const HTTP_FIELDS = new Set<string>([...URL_FIELDS, "headers", "retries", "oauth", "endpoint"])
-const COMMON_FIELDS = new Set(["type", "readTimeout", "disabled", "includeTools", "excludeTools", "disabledTools"])
+const COMMON_FIELDS = new Set([
+  "type",
+  "readTimeout",
+  "disabled",
+  "includeTools",
+  "excludeTools",
+  "disabledTools",
+  "toolPrefix",
+  "toolNames"
+])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
 const IGNORED_FIELDS = new Set([
   "description",
@@ -321,6 +330,28 @@ const toolsOf = (
   return { ...(include === undefined ? {} : { include }), ...(exclude.length === 0 ? {} : { exclude }) }
 }
 
+/**
+ * The names a server's tools are shown under: `toolPrefix` (a prefix, or `true` for the
+ * server's name; `false` none) and `toolNames` (a tool's own name → the name shown).
+ */
+const namingOf = (
+  r: Reader
+): { readonly toolPrefix?: string | true; readonly toolNames?: Readonly<Record<string, string>> } => {
+  const written = r.raw.toolPrefix
+  const toolPrefix = typeof written === "boolean" ? (written ? true : undefined) : string(r, "toolPrefix")
+  if (toolPrefix === "") r.problem("toolPrefix", "expected a prefix or true, got an empty string")
+  const toolNames = stringRecord(r, "toolNames")
+  if (toolNames !== undefined) {
+    for (const [from, to] of Object.entries(toolNames)) {
+      if (to === "") r.problem(`toolNames.${from}`, "expected a name, got an empty string")
+    }
+  }
+  return {
+    ...(toolPrefix === undefined || toolPrefix === "" ? {} : { toolPrefix }),
+    ...(toolNames === undefined ? {} : { toolNames })
+  }
+}
+
 const readTimeoutOf = (r: Reader) =>
   number(r, "readTimeout", "a positive number of seconds", (n) => n > 0 && Number.isFinite(n))
 
@@ -499,10 +530,11 @@ const decodeEntry = (
   checkFields(reader, type, (message) => warnings.push(`${where}: ${message}`))
   const disabled = boolean(reader, "disabled") ?? false
   const tools = toolsOf(reader)
+  const naming = namingOf(reader)
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
-  return count > 0 || entry === undefined ? undefined : tools === undefined ? entry : { ...entry, tools }
+  return count > 0 || entry === undefined ? undefined : { ...entry, ...(tools === undefined ? {} : { tools }), ...naming }
 }
 
 /**

@@ -53,6 +53,8 @@ export const build = async (
         discoverTimeout: options.discoverTimeout,
         lazy: options.lazy,
         maxConcurrentConnects: options.maxConcurrentConnects,
+        toolNameSeparator: options.toolNameSeparator,
+        toolCollisions: options.toolCollisions,
         requestMeta: requestMetaOf(options.requestMeta),
         handlers: handlersOf(options)
       },
