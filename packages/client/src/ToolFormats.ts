@@ -11,8 +11,8 @@
  *
  * @since 0.1.0
  */
-import type * as McpSchema from "./McpSchema.js"
 import * as internal from "./internal/providerName.js"
+import type * as McpSchema from "./McpSchema.js"
 
 /**
  * @since 0.1.0

@@ -534,7 +534,9 @@ const decodeEntry = (
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
-  return count > 0 || entry === undefined ? undefined : { ...entry, ...(tools === undefined ? {} : { tools }), ...naming }
+  return count > 0 || entry === undefined
+    ? undefined
+    : { ...entry, ...(tools === undefined ? {} : { tools }), ...naming }
 }
 
 /**

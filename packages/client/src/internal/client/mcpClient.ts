@@ -278,8 +278,10 @@ const routerOf = (
     ReadonlyArray<McpClient.ServerTool>,
     ConnectError | ServerNotFoundError | ToolNameCollisionError
   > =>
-    naming === undefined ? listed(selected, list) : Effect.map(tableOf(selected, list), (table) =>
-      selected === undefined ? table.tools : table.tools.filter((tool) => tool.server === selected))
+    naming === undefined ?
+      listed(selected, list) :
+      Effect.map(tableOf(selected, list), (table) =>
+        selected === undefined ? table.tools : table.tools.filter((tool) => tool.server === selected))
 
   const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
     Effect.flatMap(tableOf(findOptions?.server), (table): Effect.Effect<
@@ -355,11 +357,15 @@ const routerOf = (
     listTools,
     tools: (selected, call) => listTools(selected, call as Parameters<typeof listed>[1]),
     toolsPage: (selected, call) =>
-      naming === undefined ? page(selected, call) : Effect.flatMap(page(selected, call), ({ items, nextCursor }) =>
-        Effect.map(tableOf(selected), (table) => ({
-          items: (items as unknown as ReadonlyArray<McpClient.ServerTool>).flatMap((tool) => table.shownOf(tool) ?? []),
-          nextCursor
-        }))),
+      naming === undefined ?
+        page(selected, call) :
+        Effect.flatMap(page(selected, call), ({ items, nextCursor }) =>
+          Effect.map(tableOf(selected), (table) => ({
+            items: (items as unknown as ReadonlyArray<McpClient.ServerTool>).flatMap((tool) =>
+              table.shownOf(tool) ?? []
+            ),
+            nextCursor
+          }))),
     toolTarget,
     aggregate: (feature, selected, call) =>
       aggregate(

@@ -79,7 +79,9 @@ const firstRepeat = (tools: ReadonlyArray<Shown>): ToolNameCollisionError | unde
   const seen = new Map<string, Shown>()
   for (const tool of tools) {
     const earlier = seen.get(tool.name)
-    if (earlier !== undefined) return new ToolNameCollisionError({ name: tool.name, servers: [earlier.server, tool.server] })
+    if (earlier !== undefined) {
+      return new ToolNameCollisionError({ name: tool.name, servers: [earlier.server, tool.server] })
+    }
     seen.set(tool.name, tool)
   }
   return undefined
@@ -101,7 +103,10 @@ const prefixRepeats = (tools: ReadonlyArray<Shown>, separator: string): Readonly
   for (const tool of tools) servers.set(tool.name, (servers.get(tool.name) ?? new Set()).add(tool.server))
   return tools.map((tool) =>
     servers.get(tool.name)!.size > 1
-      ? Object.assign({}, tool, { name: `${tool.server}${separator}${tool.name}`, originalName: tool.originalName ?? tool.name })
+      ? Object.assign({}, tool, {
+        name: `${tool.server}${separator}${tool.name}`,
+        originalName: tool.originalName ?? tool.name
+      })
       : tool
   )
 }
@@ -119,7 +124,9 @@ export const build = (
   listed: ReadonlyArray<Shown>,
   settings: Settings | undefined
 ): Either.Either<Table, ToolNameCollisionError> => {
-  let tools: ReadonlyArray<Shown> = settings === undefined ? listed : listed.map((t) => renamed(t, ownName(settings, t)))
+  let tools: ReadonlyArray<Shown> = settings === undefined
+    ? listed
+    : listed.map((t) => renamed(t, ownName(settings, t)))
   switch (settings?.collisions) {
     case "error": {
       const repeat = firstRepeat(tools)
