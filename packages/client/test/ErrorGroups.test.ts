@@ -28,6 +28,7 @@ const expected: Record<string, ReadonlyArray<Group>> = {
   CapabilityError: [],
   ToolNotFoundError: [],
   AmbiguousToolError: [],
+  ToolNameCollisionError: [],
   AmbiguousServerError: [],
   ServerNotFoundError: [],
   ConfigError: []
