@@ -105,9 +105,11 @@ export const examples: Array<Example> = [
     name: "many-servers",
     expect: [
       "connected at start: none",
-      "search \"issue\": github/create_issue, github/search_issues",
+      "search \"issue\": github/github__create_issue, github/github__search_issues",
       "connected after the search: github, files, notes",
-      "delete_repo: ToolNotFoundError, requests sent: 0"
+      "delete_repo: ToolNotFoundError, requests sent: 0",
+      "search tools: files__search, notes__search",
+      "notes__search: {\"type\":\"text\",\"text\":\"search\"}, sent as search"
     ]
   },
   llm("openai", "OPENAI_API_KEY"),
