@@ -7,14 +7,7 @@ import * as Stream from "effect/Stream"
 import type { Root } from "../../Handlers.js"
 import * as JsonSchema from "../../JsonSchema.js"
 import type * as McpClient from "../../McpClient.js"
-import {
-  AmbiguousServerError,
-  AmbiguousToolError,
-  ConfigError,
-  ServerNotFoundError,
-  ToolNotFoundError
-} from "../../McpError.js"
-import type { ToolNameCollisionError } from "../../McpError.js"
+import { AmbiguousServerError, ConfigError, ServerNotFoundError } from "../../McpError.js"
 import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ServerConnection from "../../ServerConnection.js"
@@ -24,6 +17,7 @@ import * as ProviderName from "../providerName.js"
 import { routes } from "./routes.js"
 import type { Call, Feature, Kind, Route, Router, Routes } from "./routes.js"
 import * as ToolNames from "./toolNames.js"
+import * as ToolRouting from "./toolRouting.js"
 import * as ToolSearch from "./toolSearch.js"
 
 /** @internal */
@@ -257,71 +251,6 @@ const routerOf = (
         (lists) => lists.flat()
       ))
 
-  const listed = (
-    selected: string | undefined,
-    list: (c: ServerConnection.ServerConnection) => Effect.Effect<ReadonlyArray<McpSchema.Tool>, ConnectError> = (c) =>
-      c.listTools()
-  ) => aggregate("tools", selected, list)
-
-  // Under a collision policy a server's shown names depend on the other servers' tools: the
-  // table is then built over every server.
-  const tableOf = (selected: string | undefined, list?: Parameters<typeof listed>[1]) =>
-    Effect.flatMap(
-      listed(naming?.collisions === undefined ? selected : undefined, list),
-      (tools) => ToolNames.build(tools, naming)
-    )
-
-  const listTools = (
-    selected: string | undefined,
-    list?: Parameters<typeof listed>[1]
-  ): Effect.Effect<
-    ReadonlyArray<McpClient.ServerTool>,
-    ConnectError | ServerNotFoundError | ToolNameCollisionError
-  > =>
-    naming === undefined ?
-      listed(selected, list) :
-      Effect.map(tableOf(selected, list), (table) =>
-        selected === undefined ? table.tools : table.tools.filter((tool) => tool.server === selected))
-
-  const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
-    Effect.flatMap(tableOf(findOptions?.server), (table): Effect.Effect<
-      McpClient.ServerTool,
-      ToolNotFoundError | AmbiguousToolError
-    > => {
-      const matches = table.lookup(name, findOptions?.server)
-      if (matches.length === 1) return Effect.succeed(matches[0]!)
-      if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
-      return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
-    })
-
-  const sendAs = (name: string) => (connection: ServerConnection.ServerConnection) => ({ connection, name })
-
-  // The tool's server and its own name. Without naming, a name that cannot be a provider name
-  // needs no lookup when the server is known.
-  const toolTarget = (name: string, selected: string | undefined): Effect.Effect<
-    { readonly connection: ServerConnection.ServerConnection; readonly name: string },
-    ConnectError | ServerNotFoundError | ToolNotFoundError | AmbiguousToolError | ToolNameCollisionError
-  > => {
-    if (naming === undefined && !ProviderName.mayBeMapped(name)) {
-      if (selected !== undefined) return Effect.map(server(selected), sendAs(name))
-      if (servers.length === 1) return Effect.succeed(sendAs(name)(servers[0]!))
-    }
-    return Effect.flatMap(tableOf(selected), (table): ReturnType<typeof toolTarget> => {
-      const matches = table.lookup(name, selected)
-      if (matches.length === 1) {
-        return Effect.map(server(matches[0]!.server), sendAs(matches[0]!.originalName ?? matches[0]!.name))
-      }
-      if (matches.length > 1) {
-        return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
-      }
-      // A name not shown goes as it is to the server named, or the only one (a server may
-      // answer for a tool it does not list).
-      if (selected !== undefined) return Effect.map(server(selected), sendAs(name))
-      if (servers.length === 1) return Effect.succeed(sendAs(name)(servers[0]!))
-      return Effect.fail(new ToolNotFoundError({ name }))
-    })
-  }
-
   // A cursor belongs to the server that issued it: pages come from one server.
   const page = (selected: string | undefined, call: Call) =>
     Effect.flatMap(only(selected), (c) =>
@@ -329,6 +258,14 @@ const routerOf = (
         call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
         (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
       ))
+
+  const tooling = ToolRouting.make({
+    servers,
+    server,
+    page,
+    listed: (selected, list = (c) => c.listTools()) => aggregate("tools", selected, list)
+  }, naming)
+  const { findTool, listTools } = tooling
 
   // Prompts and resources are routed to the server that lists them, else to the first one,
   // whose own error then says what is wrong.
@@ -355,18 +292,9 @@ const routerOf = (
     only,
     findTool,
     listTools,
-    tools: (selected, call) => listTools(selected, call as Parameters<typeof listed>[1]),
-    toolsPage: (selected, call) =>
-      naming === undefined ?
-        page(selected, call) :
-        Effect.flatMap(page(selected, call), ({ items, nextCursor }) =>
-          Effect.map(tableOf(selected), (table) => ({
-            items: (items as unknown as ReadonlyArray<McpClient.ServerTool>).flatMap((tool) =>
-              table.shownOf(tool) ?? []
-            ),
-            nextCursor
-          }))),
-    toolTarget,
+    tools: (selected, call) => listTools(selected, call as ToolRouting.List),
+    toolsPage: tooling.toolsPage,
+    toolTarget: tooling.toolTarget,
     aggregate: (feature, selected, call) =>
       aggregate(
         feature,
