@@ -141,7 +141,8 @@ export const build = (
       tools = firstOfEach(prefixRepeats(tools, settings.separator))
       break
   }
-  const byOrigin = new Map(tools.map((tool) => [keyOf(tool.server, tool.originalName ?? tool.name), tool]))
+  // Both maps are made on first use: a call by a shown name needs neither.
+  let byOrigin: ReadonlyMap<string, Shown> | undefined
   let byProviderName: ReadonlyMap<string, Shown> | undefined
   const providerNamed = () => {
     if (byProviderName === undefined) {
@@ -160,6 +161,7 @@ export const build = (
       return safe !== undefined && ofServer(server)(safe) ? [safe] : []
     },
     shownOf: (tool) => {
+      byOrigin ??= new Map(tools.map((shown) => [keyOf(shown.server, shown.originalName ?? shown.name), shown]))
       const known = byOrigin.get(keyOf(tool.server, tool.name))
       if (known !== undefined) return known
       // Not in the lists the table was built from (listed since): its own naming, unless hidden.
