@@ -115,6 +115,28 @@ describe("tool names across servers", () => {
       assert.deepStrictEqual(yield* sent(b), ["echo"])
     }))
 
+  it.scoped("a page follows the policy: a tool hidden by \"first\" is left out of its server's page", () =>
+    Effect.gen(function*() {
+      const { configA, configB } = yield* twoServers
+      const client = yield* McpClient.make({ servers: [configA, configB], toolCollisions: "first" })
+      assert.deepStrictEqual((yield* client.listToolsPage(undefined, { server: "b" })).items.map((t) => t.name), [
+        "blob",
+        LONG
+      ])
+    }))
+
+  it.scoped("a rename onto another of the server's own names is a collision too", () =>
+    Effect.gen(function*() {
+      const { configA } = yield* twoServers
+      const client = yield* McpClient.make({
+        servers: [{ ...configA, toolNames: { echo: "add" } }],
+        toolCollisions: "error"
+      })
+      const error = yield* Effect.flip(client.listTools())
+      assert.instanceOf(error, ToolNameCollisionError)
+      assert.deepStrictEqual([error.name, error.servers], ["add", ["a", "a"]])
+    }))
+
   it.scoped("without a policy, a name on two servers is listed twice and ambiguous, as before", () =>
     Effect.gen(function*() {
       const { configA, configB } = yield* twoServers
