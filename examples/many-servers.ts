@@ -1,7 +1,8 @@
 /**
  * Many servers, tight context (docs/many-servers.md): three servers connected lazily, one of
- * them filtered, a tool search across all, a filtered tool refused without a request, and a
- * large result cut to the client's limit, kept whole under a handle the host reads back.
+ * them filtered and prefixed, a tool search across all, a filtered tool refused without a
+ * request, a large result cut to the client's limit and kept whole under a handle the host
+ * reads back, and a name two servers offer shown with each server's prefix.
  *
  * @since 0.2.0
  */
@@ -21,32 +22,35 @@ const program = Effect.gen(function*() {
     ]
   })
   const files = yield* FakeServer.make({
-    tools: [tool("read_file", "Read a file"), tool("write_file", "Write a file")]
+    tools: [tool("read_file", "Read a file"), tool("write_file", "Write a file"), tool("search", "Find files")]
   })
   const notes = yield* FakeServer.make({
     tools: [
       tool("add_note", "Add a note"),
+      tool("search", "Find notes"),
       FakeServer.tool("export_notes", () => Effect.succeed("note ".repeat(2000)), { description: "Export every note" })
     ]
   })
   const client = yield* McpClient.make({
     servers: [
-      // Read and search only: nothing that deletes.
-      { ...github.config({ name: "github" }), tools: { exclude: ["delete_*"] } },
+      // Read and search only: nothing that deletes; its tools shown as github__name.
+      { ...github.config({ name: "github" }), tools: { exclude: ["delete_*"] }, toolPrefix: true },
       files.config({ name: "files" }),
       notes.config({ name: "notes" })
     ],
     lazy: true,
     // No result larger than 200 characters reaches the host (or a model); the whole is kept.
     maxResultChars: 200,
-    overflow: "handle"
+    overflow: "handle",
+    // `search` is offered by files and notes: each is shown with its server's name.
+    toolCollisions: "prefix"
   })
   const connected = () => client.servers.filter((s) => s.negotiated() !== undefined).map((s) => s.name)
   yield* Console.log(`connected at start: ${connected().join(", ") || "none"}`)
   const found = yield* client.searchTools("issue", { limit: 2 })
   yield* Console.log(`search "issue": ${found.map((t) => `${t.server}/${t.name}`).join(", ")}`)
   yield* Console.log(`connected after the search: ${connected().join(", ")}`)
-  const refused = yield* Effect.flip(client.callTool("delete_repo", {}))
+  const refused = yield* Effect.flip(client.callTool("github__delete_repo", {}))
   yield* Console.log(`delete_repo: ${refused._tag}, requests sent: ${(yield* github.requests("tools/call")).length}`)
   const exported = yield* client.callTool("export_notes")
   const marker = exported.content.at(-1)
@@ -55,6 +59,11 @@ const program = Effect.gen(function*() {
   yield* Console.log(
     `read back from result-1: ${JSON.stringify(slice.text)}, ${slice.remaining} left of ${slice.total}`
   )
+  const searches = (yield* client.listTools()).filter((t) => t.originalName === "search").map((t) => t.name)
+  yield* Console.log(`search tools: ${searches.join(", ")}`)
+  const result = yield* client.callTool("notes__search", {})
+  const sent = (yield* notes.requests("tools/call")).map((r) => r.params?.name)
+  yield* Console.log(`notes__search: ${JSON.stringify(result.content[0])}, sent as ${sent.join(", ")}`)
 })
 
 Effect.runPromise(Effect.scoped(program)).catch((error) => {

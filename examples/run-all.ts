@@ -105,11 +105,13 @@ export const examples: Array<Example> = [
     name: "many-servers",
     expect: [
       "connected at start: none",
-      "search \"issue\": github/create_issue, github/search_issues",
+      "search \"issue\": github/github__create_issue, github/github__search_issues",
       "connected after the search: github, files, notes",
       "delete_repo: ToolNotFoundError, requests sent: 0",
       "[… 9,800 more characters cut by mcp-effect: maxResultChars=200; the whole result is kept as result-1]",
       "read back from result-1: \"note note \", 0 left of 10000"
+      "search tools: files__search, notes__search",
+      "notes__search: {\"type\":\"text\",\"text\":\"search\"}, sent as search"
     ]
   },
   {

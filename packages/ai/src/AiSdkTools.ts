@@ -26,7 +26,7 @@
  * @since 0.1.0
  */
 import type * as McpClient from "@mcp-effect/client/McpClient"
-import type { ConnectError, ServerNotFoundError } from "@mcp-effect/client/McpError"
+import type { ConnectError, ServerNotFoundError, ToolNameCollisionError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type { Tool, ToolSet } from "ai"
@@ -49,9 +49,11 @@ export interface Options extends ResultLimits.ResultLimits {
   /** Keeps the tools for which it returns true. */
   readonly filter?: ((tool: McpClient.ServerTool) => boolean) | undefined
   /**
-   * The name the model sees, given the tool and every listed tool. Default: the tool's own
-   * name, or `server_name` when several servers offer that name. A name given twice gets
-   * `_2`, `_3`, … on its later tools.
+   * The name the model sees, given the tool and every listed tool. Default: the name the client
+   * shows (see `McpClient.Options.toolCollisions`), or `server_name` when several servers offer
+   * that name. A name given twice gets `_2`, `_3`, … on its later tools; a name providers would
+   * refuse (over 64 characters, or other than `[A-Za-z0-9_-]`) is made valid by
+   * `ToolFormats.providerName` (sanitised, with a stable hash suffix).
    */
   readonly name?: ((tool: McpClient.ServerTool, tools: ReadonlyArray<McpClient.ServerTool>) => string) | undefined
   /** Bound on each call (default: the server's read timeout). */
@@ -85,7 +87,7 @@ export interface PromiseClient {
  * @since 0.1.0
  * @category models
  */
-export type ListError = ConnectError | ServerNotFoundError
+export type ListError = ConnectError | ServerNotFoundError | ToolNameCollisionError
 
 /**
  * The tools of a Promise client (e.g. `connect()` of `@mcp-effect/node`). The list is read

@@ -22,7 +22,7 @@
 import type * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
 import type * as McpClient from "@mcp-effect/client/McpClient"
-import type { ConnectError, ServerNotFoundError } from "@mcp-effect/client/McpError"
+import type { ConnectError, ServerNotFoundError, ToolNameCollisionError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
 import type * as ResultLimits from "@mcp-effect/client/ResultLimits"
 import type * as Context from "effect/Context"
@@ -48,9 +48,11 @@ export interface Options extends ResultLimits.ResultLimits {
   /** Keeps the tools for which it returns true. */
   readonly filter?: ((tool: McpClient.ServerTool) => boolean) | undefined
   /**
-   * The name the model sees, given the tool and every listed tool. Default: the tool's own
-   * name, or `server_name` when several servers offer that name. A name given twice gets
-   * `_2`, `_3`, … on its later tools.
+   * The name the model sees, given the tool and every listed tool. Default: the name the client
+   * shows (see `McpClient.Options.toolCollisions`), or `server_name` when several servers offer
+   * that name. A name given twice gets `_2`, `_3`, … on its later tools; a name providers would
+   * refuse (over 64 characters, or other than `[A-Za-z0-9_-]`) is made valid by
+   * `ToolFormats.providerName` (sanitised, with a stable hash suffix).
    */
   readonly name?: ((tool: McpClient.ServerTool, tools: ReadonlyArray<McpClient.ServerTool>) => string) | undefined
   /** Bound on each call (default: the server's read timeout). */
@@ -127,7 +129,7 @@ export interface Built {
  * @since 0.1.0
  * @category models
  */
-export type ListError = ConnectError | ServerNotFoundError
+export type ListError = ConnectError | ServerNotFoundError | ToolNameCollisionError
 
 /**
  * The tools, with their handlers, ready for `LanguageModel.generateText({ toolkit })`. Pass the

@@ -138,6 +138,28 @@ describe("AiSdkTools", () => {
     }
   })
 
+  it.scoped("a long name with dots and spaces: a valid name for the model, the original on the wire", () =>
+    Effect.gen(function*() {
+      const long = "files.read a file from the workspace by its path, with line numbers and much more text"
+      const server = yield* FakeServer.make({ tools: [add, FakeServer.tool(long, () => Effect.succeed("read"))] })
+      const other = yield* FakeServer.make({ tools: [add] })
+      const client = yield* McpClient.make({
+        servers: [other.config({ name: "other" }), { ...server.config({ name: "files" }), toolNames: { add: "plus" } }],
+        toolCollisions: "error"
+      })
+      const tools = yield* AiSdkTools.make().pipe(Effect.provideService(McpClient.McpClient, client))
+      const names = Object.keys(tools)
+      for (const name of names) assert.match(name, /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/)
+      assert.deepStrictEqual(names.slice(0, 2), ["add", "plus"])
+      const result = yield* Effect.promise(() =>
+        generateText({ model: oneToolCall(names[2]!, {}), tools, stopWhen: isStepCount(3), prompt: "read" })
+      )
+      assert.include(result.text, "read")
+      assert.deepStrictEqual((yield* server.requests("tools/call")).map((c) => c.params?.name), [long])
+      assert.deepStrictEqual(yield* other.requests("tools/call"), [])
+      assert.deepStrictEqual(tools[names[2]!]!.metadata, { mcpServer: "files", mcpTool: long })
+    }))
+
   it("toAiSdkTools: an aborted execution rejects at once and hands the signal to callTool", async () => {
     const seen: Array<AbortSignal | undefined> = []
     const client: AiSdkTools.PromiseClient = {

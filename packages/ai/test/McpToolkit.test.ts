@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ServerError } from "@mcp-effect/client/McpError"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import * as ToolFormats from "@mcp-effect/client/ToolFormats"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -126,6 +127,29 @@ describe("McpToolkit", () => {
       assert.strictEqual(responses.at(-1)!.text, "result: \"beta: hi\"")
       assert.strictEqual((yield* alpha.requests("tools/call")).length, 0)
       assert.deepStrictEqual((yield* beta.requests("tools/call")).map((c) => c.params?.name), ["echo"])
+    }))
+
+  it.scoped("a long name with dots and spaces: a valid, stable name for the model, the original on the wire", () =>
+    Effect.gen(function*() {
+      const long = "files.read a file from the workspace by its path, with line numbers and much more text"
+      const alpha = yield* FakeServer.make({ tools: [echo("alpha")] })
+      const beta = yield* FakeServer.make({ tools: [FakeServer.tool(long, () => Effect.succeed("read"))] })
+      const client = yield* McpClient.make({
+        servers: [alpha.config({ name: "alpha" }), { ...beta.config({ name: "beta" }), toolPrefix: true }]
+      })
+      const exposed = ToolFormats.providerName(`beta__${long}`)
+      assert.match(exposed, /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/)
+      const model = oneToolCall(exposed, {})
+      const responses = yield* toolLoop("read", McpToolkit.make()).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(McpClient.McpClient, client)
+      )
+      assert.deepStrictEqual(model.recorded.calls[0]!.tools.map((t) => t.name), ["echo", exposed])
+      assert.strictEqual(responses.at(-1)!.text, "result: \"read\"")
+      assert.deepStrictEqual((yield* beta.requests("tools/call")).map((c) => c.params?.name), [long])
+      assert.strictEqual((yield* alpha.requests("tools/call")).length, 0)
+      const built = yield* McpToolkit.build().pipe(Effect.provideService(McpClient.McpClient, client))
+      assert.strictEqual(built.sources.get(exposed)?.originalName, long, "the name maps back")
     }))
 
   it.scoped("server, filter and name options select and rename the tools", () =>

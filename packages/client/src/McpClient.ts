@@ -20,6 +20,7 @@ import type {
   ConnectError,
   InputRequiredError,
   ServerNotFoundError,
+  ToolNameCollisionError,
   ToolNotFoundError,
   ToolPinMismatchError,
   ValidationError
@@ -49,7 +50,20 @@ import type {
  * @since 0.1.0
  * @category models
  */
-export type ServerTool = McpSchema.Tool & { readonly server: string }
+export type ServerTool = McpSchema.Tool & ToolOrigin
+
+/**
+ * Where a listed tool comes from: its server, and its name on that server when the client shows
+ * it under another (`ServerConfig.toolPrefix`, `toolNames`, `Options.toolCollisions`; added in
+ * 0.2.0). `originalName ?? name` is the name sent on the wire.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolOrigin {
+  readonly server: string
+  readonly originalName?: string | undefined
+}
 
 /**
  * A prompt together with the server that offers it.
@@ -131,6 +145,7 @@ export type CallToolError =
   | ToolNotFoundError
   | ToolPinMismatchError
   | AmbiguousToolError
+  | ToolNameCollisionError
   | ServerNotFoundError
 
 /**
@@ -172,6 +187,16 @@ export interface Options<R = never> extends ResultLimits {
   readonly lazy?: boolean | undefined
   /** With `lazy`, how many servers one request to every server connects at a time (default 16). */
   readonly maxConcurrentConnects?: number | undefined
+  /** Between a server's `toolPrefix` and a tool's name, and a colliding name's server (default `__`). Added in 0.2.0. */
+  readonly toolNameSeparator?: string | undefined
+  /**
+   * When two servers offer tools shown under the same name (after their `toolPrefix` and
+   * `toolNames`): `"error"` fails listing and calls by name with `ToolNameCollisionError` naming
+   * both servers; `"first"` keeps the first configured server's tool; `"prefix"` shows each of
+   * the colliding tools as `server__name`. Default: both are listed and a call by that name
+   * without `{ server }` fails with `AmbiguousToolError`. Added in 0.2.0.
+   */
+  readonly toolCollisions?: "error" | "first" | "prefix" | undefined
   /** A listener registered before any server connects, so it also sees the first notifications. */
   readonly onNotification?: NotificationListener | undefined
   /** Answers servers' requests for input (elicitation, sampling, roots). */
@@ -246,21 +271,32 @@ export type WithOptions<P extends ReadonlyArray<unknown>, O> = {
 export interface RoutedErrors {
   readonly tagged: ServerNotFoundError
   readonly "tagged page": ServerNotFoundError
-  readonly "by tool": ToolNotFoundError | AmbiguousToolError | ServerNotFoundError
+  readonly tools: ServerNotFoundError | ToolNameCollisionError
+  readonly "tools page": ServerNotFoundError | ToolNameCollisionError
+  readonly "by tool": ToolNotFoundError | AmbiguousToolError | ToolNameCollisionError | ServerNotFoundError
   readonly "by task": AmbiguousServerError | ServerNotFoundError
   readonly "to one": ServerNotFoundError
 }
 
 /**
- * A routed method's result: a `tagged` list's items (and a `tagged page`'s) name their server.
+ * A routed method's result: a `tagged` list's items (and a `tagged page`'s) name their server;
+ * a `tools` list's (and page's) also their `originalName` (`ToolOrigin`).
  *
  * @since 0.1.0
  * @category models
  */
-export type RoutedResult<A, Kind> = Kind extends "tagged"
-  ? A extends ReadonlyArray<infer Item> ? ReadonlyArray<Item & { readonly server: string }> : A
-  : Kind extends "tagged page" ? A extends Page<infer Item> ? Page<Item & { readonly server: string }> : A
+export type RoutedResult<A, Kind> = Kind extends "tagged" | "tools"
+  ? A extends ReadonlyArray<infer Item> ? ReadonlyArray<Item & OriginOf<Kind>> : A
+  : Kind extends "tagged page" | "tools page" ? A extends Page<infer Item> ? Page<Item & OriginOf<Kind>> : A
   : A
+
+/**
+ * What a routed list adds to its items: their server, and for tools their own name (`ToolOrigin`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OriginOf<Kind> = Kind extends "tools" | "tools page" ? ToolOrigin : { readonly server: string }
 
 /**
  * The client's methods derived from the connection's, one per row of the routing table: the
@@ -295,6 +331,11 @@ export type Routed<Routes> = {
  * `setLogLevel` to every server that declares `logging`; `listTasks` (2025-11-25) to every
  * server that declares `tasks.list`.
  *
+ * Tool names: with a server's `toolPrefix` or `toolNames`, or a `toolCollisions` policy, tools
+ * are listed (and found, searched, called) under the names the client shows; a call by a shown
+ * name, or by its provider-safe form (`ToolFormats.providerName`), sends the server's own name.
+ * With `{ server }`, a name that is not one shown for that server is sent as it is.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -313,7 +354,10 @@ export interface Service extends Routed<Routes> {
   readonly searchTools: (
     query: string,
     options?: { readonly limit?: number | undefined; readonly server?: string | undefined }
-  ) => Effect.Effect<ReadonlyArray<ServerTool & { readonly score: number }>, ConnectError | ServerNotFoundError>
+  ) => Effect.Effect<
+    ReadonlyArray<ServerTool & { readonly score: number }>,
+    ConnectError | ServerNotFoundError | ToolNameCollisionError
+  >
   /**
    * A slice of a result kept by `overflow: "handle"` (see `ResultLimits`): from `offset`
    * (default 0), at most `length` characters (default: the rest). Added in 0.2.0.

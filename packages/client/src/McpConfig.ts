@@ -71,6 +71,10 @@ export interface StdioEntry {
   readonly maxResultChars?: number | undefined
   /** `maxResultBytes` (`ServerConfig.maxResultBytes`). Added in 0.2.0. */
   readonly maxResultBytes?: number | undefined
+  /** `toolPrefix`: the tools shown as `prefix__name` (`true`: the server's name); see `ServerConfig.toolPrefix`. Added in 0.2.0. */
+  readonly toolPrefix?: string | true | undefined
+  /** `toolNames`: a tool's own name → the name shown; see `ServerConfig.toolNames`. Added in 0.2.0. */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -101,6 +105,10 @@ export interface HttpEntry {
   readonly maxResultChars?: number | undefined
   /** `maxResultBytes` (`ServerConfig.maxResultBytes`). Added in 0.2.0. */
   readonly maxResultBytes?: number | undefined
+  /** `toolPrefix`: the tools shown as `prefix__name` (`true`: the server's name); see `ServerConfig.toolPrefix`. Added in 0.2.0. */
+  readonly toolPrefix?: string | true | undefined
+  /** `toolNames`: a tool's own name → the name shown; see `ServerConfig.toolNames`. Added in 0.2.0. */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -289,15 +297,15 @@ const authOf = <R>(options: ParseOptions<R>, entry: HttpEntry, settings: OAuthSe
   )
 }
 
-const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> => {
-  const tools = entry.tools === undefined ? config : Object.assign(config, { tools: entry.tools })
-  return entry.maxResultChars === undefined && entry.maxResultBytes === undefined
-    ? tools
-    : Object.assign(tools, {
-      ...(entry.maxResultChars === undefined ? {} : { maxResultChars: entry.maxResultChars }),
-      ...(entry.maxResultBytes === undefined ? {} : { maxResultBytes: entry.maxResultBytes })
-    })
-}
+const withTools = <R>(config: ServerConfig<R>, entry: Entry): ServerConfig<R> =>
+  Object.assign(
+    config,
+    entry.tools === undefined ? {} : { tools: entry.tools },
+    entry.maxResultChars === undefined ? {} : { maxResultChars: entry.maxResultChars },
+    entry.maxResultBytes === undefined ? {} : { maxResultBytes: entry.maxResultBytes },
+    entry.toolPrefix === undefined ? {} : { toolPrefix: entry.toolPrefix },
+    entry.toolNames === undefined ? {} : { toolNames: entry.toolNames }
+  )
 
 const seconds = (value: number | undefined) => value === undefined ? undefined : value * 1000
 

@@ -431,6 +431,25 @@ export class AmbiguousToolError extends TaggedError<AmbiguousToolError>()("Ambig
 }
 
 /**
+ * Two tools would be shown under one name (after each server's `toolPrefix` and `toolNames`) and
+ * the client's `toolCollisions` is `"error"`: `servers` names the server of each (the same server
+ * twice when a rename lands on one of its own names). Fix it with a prefix or a rename, or choose
+ * `"first"` or `"prefix"`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ToolNameCollisionError extends TaggedError<ToolNameCollisionError>()("ToolNameCollisionError", {
+  name: Schema.String,
+  servers: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `servers ${this.servers.join(" and ")} both offer a tool named "${this.name}" (toolCollisions: "error"); ` +
+      `give a server a toolPrefix or rename the tool in its toolNames`
+  }
+}
+
+/**
  * A bare id (a task id) names no server and several are configured: the client does not
  * guess; pass `server`.
  *
@@ -532,6 +551,7 @@ const all = [
   ToolNotFoundError,
   ToolPinMismatchError,
   AmbiguousToolError,
+  ToolNameCollisionError,
   AmbiguousServerError,
   ServerNotFoundError,
   ConfigError

@@ -116,6 +116,21 @@ export interface ServerConfig<R = never> {
    * @since 0.2.0
    */
   readonly pin?: ToolPin | undefined
+  /**
+   * Shows this server's tools under a prefix and the client's `toolNameSeparator` (default
+   * `__`): `"gh"` gives `gh__create_issue`, `true` the server's name. Calls by the shown name
+   * reach this server with the tool's own name. Config files: `toolPrefix`.
+   *
+   * @since 0.2.0
+   */
+  readonly toolPrefix?: string | true | undefined
+  /**
+   * Renames tools: the server's name of a tool → the name shown (before `toolPrefix`). Calls by
+   * the shown name send the server's name. Config files: `toolNames`.
+   *
+   * @since 0.2.0
+   */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**

@@ -3,8 +3,15 @@
  * OpenAI (chat completions `tools`), Anthropic (messages `tools`) and Google (Gemini
  * `functionDeclarations`).
  *
+ * Names are made valid for every provider (at most 64 characters of `[A-Za-z0-9_-]`, a letter
+ * or `_` first) by {@link providerName}: a valid name is kept, any other is sanitised and given
+ * a short hash of the original, the same in every run. The model answers with that name:
+ * `McpClient.callTool` (and the facade's) takes it as it takes the shown name, and
+ * {@link providerNames} maps it back to the tool for a host that routes calls itself.
+ *
  * @since 0.1.0
  */
+import * as internal from "./internal/providerName.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**
@@ -74,29 +81,61 @@ const forGoogle = (schema: unknown): unknown => {
 }
 
 /**
+ * A tool name as LLM providers accept it: `name` itself when it is valid (at most 64
+ * characters of `[A-Za-z0-9_-]`, a letter or `_` first), else `name` sanitised (other
+ * characters become `_`), cut to fit, with `_` and 8 hex digits of a hash of `name`:
+ * `"files.read all"` → `"files_read_all_" + hash`. Stable across runs and runtimes. Added in 0.2.0.
+ *
+ * @since 0.2.0
+ * @category names
+ */
+export const providerName: (name: string) => string = internal.providerName
+
+const namesOf = (tools: ReadonlyArray<McpSchema.Tool>) => internal.uniqueProviderNames(tools.map((tool) => tool.name))
+
+/**
+ * The tool behind each name the conversions give `tools` ({@link providerName}, made unique in
+ * the list's order): a host routing a model's tool call itself finds the tool (and, for a
+ * client's list, its `server` and `originalName`) here. Added in 0.2.0.
+ *
+ * @since 0.2.0
+ * @category names
+ */
+export const providerNames = <T extends McpSchema.Tool>(tools: ReadonlyArray<T>): ReadonlyMap<string, T> => {
+  const names = namesOf(tools)
+  return new Map(tools.map((tool, i) => [names[i]!, tool]))
+}
+
+/**
  * @since 0.1.0
  * @category conversions
  */
-export const toOpenAI = (tools: ReadonlyArray<McpSchema.Tool>): Array<OpenAITool> =>
-  tools.map((tool) => ({
+export const toOpenAI = (tools: ReadonlyArray<McpSchema.Tool>): Array<OpenAITool> => {
+  const names = namesOf(tools)
+  return tools.map((tool, i) => ({
     type: "function",
-    function: { name: tool.name, ...describe(tool), parameters: objectSchema(tool.inputSchema) }
+    function: { name: names[i]!, ...describe(tool), parameters: objectSchema(tool.inputSchema) }
   }))
+}
 
 /**
  * @since 0.1.0
  * @category conversions
  */
-export const toAnthropic = (tools: ReadonlyArray<McpSchema.Tool>): Array<AnthropicTool> =>
-  tools.map((tool) => ({ name: tool.name, ...describe(tool), input_schema: objectSchema(tool.inputSchema) }))
+export const toAnthropic = (tools: ReadonlyArray<McpSchema.Tool>): Array<AnthropicTool> => {
+  const names = namesOf(tools)
+  return tools.map((tool, i) => ({ name: names[i]!, ...describe(tool), input_schema: objectSchema(tool.inputSchema) }))
+}
 
 /**
  * @since 0.1.0
  * @category conversions
  */
-export const toGoogle = (tools: ReadonlyArray<McpSchema.Tool>): Array<GoogleFunctionDeclaration> =>
-  tools.map((tool) => ({
-    name: tool.name,
+export const toGoogle = (tools: ReadonlyArray<McpSchema.Tool>): Array<GoogleFunctionDeclaration> => {
+  const names = namesOf(tools)
+  return tools.map((tool, i) => ({
+    name: names[i]!,
     ...describe(tool),
     parameters: forGoogle(objectSchema(tool.inputSchema)) as Record<string, unknown>
   }))
+}

@@ -29,6 +29,7 @@ const expected: Record<string, ReadonlyArray<Group>> = {
   ToolNotFoundError: [],
   ToolPinMismatchError: [],
   AmbiguousToolError: [],
+  ToolNameCollisionError: [],
   AmbiguousServerError: [],
   ServerNotFoundError: [],
   ConfigError: []

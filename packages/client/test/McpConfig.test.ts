@@ -233,6 +233,30 @@ describe("McpConfig errors", () => {
       ])
     }))
 
+  it.effect("toolPrefix and toolNames become the server's tool naming", () =>
+    Effect.gen(function*() {
+      const document = {
+        mcpServers: {
+          github: { command: "gh-mcp", toolPrefix: true, toolNames: { create_issue: "new_issue" } },
+          files: { url: "https://f.example.com/mcp", toolPrefix: "fs" },
+          plain: { command: "plain", toolPrefix: false },
+          bad: { command: "x", toolPrefix: 3, toolNames: { a: 1, b: "" } }
+        }
+      }
+      assert.deepStrictEqual(yield* failure(McpConfig.decode(document)), [
+        "server \"bad\": toolPrefix: expected a string, got a number",
+        "server \"bad\": toolNames.a: expected a string, got a number",
+        "server \"bad\": toolNames.b: expected a name, got an empty string"
+      ])
+      delete (document.mcpServers as Record<string, unknown>).bad
+      const configs = yield* McpConfig.parse(document)
+      assert.deepStrictEqual(configs.map((config) => [config.toolPrefix, config.toolNames]), [
+        [true, { create_issue: "new_issue" }],
+        ["fs", undefined],
+        [undefined, undefined]
+      ])
+    }))
+
   it.effect("a VS Code ${input:…} reference and a malformed reference are errors", () =>
     Effect.gen(function*() {
       const document = {

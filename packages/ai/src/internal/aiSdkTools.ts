@@ -61,7 +61,7 @@ export const fromTools = (
     set[names[i]!] = dynamicTool({
       ...(description === undefined ? {} : { description }),
       inputSchema: jsonSchema(source.inputSchema as JSONSchema7),
-      metadata: { mcpServer: source.server, mcpTool: source.name },
+      metadata: { mcpServer: source.server, mcpTool: source.originalName ?? source.name },
       execute: async (input, { abortSignal }) => {
         abortSignal?.throwIfAborted()
         if (!Predicate.isRecord(input)) {

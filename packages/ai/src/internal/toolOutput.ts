@@ -6,6 +6,7 @@
  */
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type * as McpSchema from "@mcp-effect/client/McpSchema"
+import { providerName } from "@mcp-effect/client/ToolFormats"
 
 /** @internal */
 export const blockText = (block: McpSchema.ContentBlock): string => {
@@ -62,17 +63,18 @@ export const defaultNaming: Naming = (tool, tools) =>
   tools.some((other) => other !== tool && other.name === tool.name) ? `${tool.server}_${tool.name}` : tool.name
 
 /**
- * The model-facing names of `tools`, in order and unique: a name the naming gives twice gets
- * `_2`, `_3`, … on its later tools.
+ * The model-facing names of `tools`, in order, unique and valid for providers (`providerName`:
+ * at most 64 characters of `[A-Za-z0-9_-]`, else sanitised with a hash suffix): a name the
+ * naming gives twice gets `_2`, `_3`, … on its later tools.
  *
  * @internal
  */
 export const names = (tools: ReadonlyArray<McpClient.ServerTool>, naming: Naming): ReadonlyArray<string> => {
   const taken = new Set<string>()
   return tools.map((tool) => {
-    const base = naming(tool, tools)
+    const base = providerName(naming(tool, tools))
     let name = base
-    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`
+    for (let n = 2; taken.has(name); n++) name = providerName(`${base}_${n}`)
     taken.add(name)
     return name
   })

@@ -27,6 +27,9 @@ export const TASK_POLL_MS = 1_000
 /** With `lazy`, servers one request to every server connects at a time, unless `maxConcurrentConnects` says otherwise (`client/mcpClient.ts`). */
 export const MAX_CONCURRENT_CONNECTS = 16
 
+/** Between a tool's `toolPrefix` and its name (`github__create_issue`), unless `toolNameSeparator` says otherwise (`client/toolNames.ts`). */
+export const TOOL_NAME_SEPARATOR = "__"
+
 // --- Reconnects ------------------------------------------------------------------------------
 
 /** A `ReconnectPolicy`'s first delay, unless `initialDelay` says otherwise (`ConnectionState.ts`)… */

@@ -126,7 +126,9 @@ const COMMON_FIELDS = new Set([
   "excludeTools",
   "disabledTools",
   "maxResultChars",
-  "maxResultBytes"
+  "maxResultBytes",
+  "toolPrefix",
+  "toolNames"
 ])
 /** Other hosts' settings: meaningful to them, harmless to ignore. */
 const IGNORED_FIELDS = new Set([
@@ -341,6 +343,28 @@ const resultLimitsOf = (r: Reader): { maxResultChars?: number; maxResultBytes?: 
   }
 }
 
+/**
+ * The names a server's tools are shown under: `toolPrefix` (a prefix, or `true` for the
+ * server's name; `false` none) and `toolNames` (a tool's own name → the name shown).
+ */
+const namingOf = (
+  r: Reader
+): { readonly toolPrefix?: string | true; readonly toolNames?: Readonly<Record<string, string>> } => {
+  const written = r.raw.toolPrefix
+  const toolPrefix = typeof written === "boolean" ? (written ? true : undefined) : string(r, "toolPrefix")
+  if (toolPrefix === "") r.problem("toolPrefix", "expected a prefix or true, got an empty string")
+  const toolNames = stringRecord(r, "toolNames")
+  if (toolNames !== undefined) {
+    for (const [from, to] of Object.entries(toolNames)) {
+      if (to === "") r.problem(`toolNames.${from}`, "expected a name, got an empty string")
+    }
+  }
+  return {
+    ...(toolPrefix === undefined || toolPrefix === "" ? {} : { toolPrefix }),
+    ...(toolNames === undefined ? {} : { toolNames })
+  }
+}
+
 const readTimeoutOf = (r: Reader) =>
   number(r, "readTimeout", "a positive number of seconds", (n) => n > 0 && Number.isFinite(n))
 
@@ -520,12 +544,13 @@ const decodeEntry = (
   const disabled = boolean(reader, "disabled") ?? false
   const tools = toolsOf(reader)
   const limits = resultLimitsOf(reader)
+  const naming = namingOf(reader)
   const entry = type === "stdio"
     ? stdioEntry(reader, name, disabled)
     : httpEntry(reader, name, type, urlField, disabled)
   return count > 0 || entry === undefined
     ? undefined
-    : Object.assign(tools === undefined ? entry : { ...entry, tools }, limits)
+    : { ...entry, ...(tools === undefined ? {} : { tools }), ...limits, ...naming }
 }
 
 /**

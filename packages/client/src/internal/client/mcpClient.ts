@@ -7,22 +7,19 @@ import * as Stream from "effect/Stream"
 import type { Root } from "../../Handlers.js"
 import * as JsonSchema from "../../JsonSchema.js"
 import type * as McpClient from "../../McpClient.js"
-import {
-  AmbiguousServerError,
-  AmbiguousToolError,
-  ConfigError,
-  ServerNotFoundError,
-  ToolNotFoundError
-} from "../../McpError.js"
+import { AmbiguousServerError, ConfigError, ServerNotFoundError } from "../../McpError.js"
 import type { ConnectError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import { ResultHandleNotFoundError } from "../../ResultLimits.js"
 import * as ServerConnection from "../../ServerConnection.js"
 import { Task } from "../../Task.js"
 import * as Defaults from "../defaults.js"
+import * as ProviderName from "../providerName.js"
 import * as ResultLimits from "../resultLimits.js"
 import { routes } from "./routes.js"
-import type { Feature, Kind, Route, Router, Routes } from "./routes.js"
+import type { Call, Feature, Kind, Route, Router, Routes } from "./routes.js"
+import * as ToolNames from "./toolNames.js"
+import * as ToolRouting from "./toolRouting.js"
 import * as ToolSearch from "./toolSearch.js"
 
 /** @internal */
@@ -95,15 +92,19 @@ export const make = <R>(
       { concurrency: "unbounded" }
     )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
+    const naming = ToolNames.settingsOf(options.servers, options)
     const router = routerOf(
       servers,
-      options.lazy === true ? options.maxConcurrentConnects ?? Defaults.MAX_CONCURRENT_CONNECTS : "unbounded"
+      options.lazy === true ? options.maxConcurrentConnects ?? Defaults.MAX_CONCURRENT_CONNECTS : "unbounded",
+      naming
     )
     const { server } = router
     const methods = routedOn(router)
     const { callTool } = methods
     const unsafeCallTool: McpClient.Service["unsafeCallTool"] = (name, args, callOptions, onDone) => {
-      // Only where the server is known without a lookup: one server, or the one named.
+      // Only where the server and the tool's own name are known without a lookup: one server,
+      // or the one named, and no naming.
+      if (naming !== undefined || ProviderName.mayBeMapped(name)) return undefined
       const selected = callOptions?.server
       const connection = selected === undefined
         ? (servers.length === 1 ? servers[0] : undefined)
@@ -204,7 +205,7 @@ const routedMethod = (router: Router, name: string, route: Route<Kind>): Method 
     router,
     (args[route.options] as { readonly server?: string | undefined } | undefined)?.server,
     args,
-    (connection) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...args)
+    (connection, given = args) => (connection[name as keyof ServerConnection.ServerConnection] as Method)(...given)
   )
 
 /** Every routed method, by name, over `router`: the types `McpClient.Routed` derives from the same rows. */
@@ -214,10 +215,15 @@ const routedOn = (router: Router): McpClient.Routed<Routes> =>
   ) as unknown as McpClient.Routed<Routes>
 
 /**
- * How calls find their server among `servers` (see `routes.ts`), and the tool lookup; a request
- * to every server runs on `concurrency` of them at a time.
+ * How calls find their server among `servers` (see `routes.ts`), and the tool lookup under the
+ * names `naming` gives (`toolNames.ts`); a request to every server runs on `concurrency` of them
+ * at a time.
  */
-const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, concurrency: number | "unbounded") => {
+const routerOf = (
+  servers: ReadonlyArray<ServerConnection.ServerConnection>,
+  concurrency: number | "unbounded",
+  naming: ToolNames.Settings | undefined
+) => {
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
 
@@ -259,18 +265,21 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
         (lists) => lists.flat()
       ))
 
-  const listTools = (selected: string | undefined) => aggregate("tools", selected, (c) => c.listTools())
+  // A cursor belongs to the server that issued it: pages come from one server.
+  const page = (selected: string | undefined, call: Call) =>
+    Effect.flatMap(only(selected), (c) =>
+      Effect.map(
+        call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
+        (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
+      ))
 
-  const findTool: McpClient.Service["findTool"] = (name, findOptions) =>
-    Effect.flatMap(listTools(findOptions?.server), (tools): Effect.Effect<
-      McpClient.ServerTool,
-      ToolNotFoundError | AmbiguousToolError
-    > => {
-      const matches = tools.filter((t) => t.name === name)
-      if (matches.length === 1) return Effect.succeed(matches[0]!)
-      if (matches.length === 0) return Effect.fail(new ToolNotFoundError({ name, server: findOptions?.server }))
-      return Effect.fail(new AmbiguousToolError({ name, servers: matches.map((t) => t.server) }))
-    })
+  const tooling = ToolRouting.make({
+    servers,
+    server,
+    page,
+    listed: (selected, list = (c) => c.listTools()) => aggregate("tools", selected, list)
+  }, naming)
+  const { findTool, listTools } = tooling
 
   // Prompts and resources are routed to the server that lists them, else to the first one,
   // whose own error then says what is wrong.
@@ -297,6 +306,9 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
     only,
     findTool,
     listTools,
+    tools: (selected, call) => listTools(selected, call as ToolRouting.List),
+    toolsPage: tooling.toolsPage,
+    toolTarget: tooling.toolTarget,
     aggregate: (feature, selected, call) =>
       aggregate(
         feature,
@@ -306,19 +318,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
           ConnectError
         >
       ),
-    // A cursor belongs to the server that issued it: pages come from one server.
-    page: (selected, call) =>
-      Effect.flatMap(only(selected), (c) =>
-        Effect.map(
-          call(c) as Effect.Effect<ServerConnection.Page<object>, unknown>,
-          (page) => ({ items: tagged(page.items, c.name), nextCursor: page.nextCursor })
-        )),
-    toolServer: (name, selected) =>
-      selected !== undefined
-        ? server(selected)
-        : servers.length === 1
-        ? Effect.succeed(servers[0]!)
-        : Effect.flatMap(findTool(name), (tool) => server(tool.server)),
+    page,
     // Task ids are unique only on the server that issued them: a handle names its server, a
     // bare id needs one unless there is only one.
     taskServer: (task, selected) =>
@@ -350,7 +350,7 @@ const routerOf = (servers: ReadonlyArray<ServerConnection.ServerConnection>, con
     every: (selected, accepts, call, combine) =>
       selected !== undefined
         ? Effect.flatMap(server(selected), call)
-        : Effect.map(Effect.forEach(servers.filter(accepts), call, { concurrency }), combine)
+        : Effect.map(Effect.forEach(servers.filter(accepts), (c) => call(c), { concurrency }), combine)
   }
   return router
 }

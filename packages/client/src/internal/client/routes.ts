@@ -14,8 +14,11 @@ import type { Task } from "../../Task.js"
 /** @internal */
 export type Feature = "tools" | "prompts" | "resources"
 
-/** A connection's method called with the client call's own arguments. @internal */
-export type Call = (connection: ServerConnection) => Effect.Effect<unknown, unknown, unknown>
+/** A connection's method called with the client call's own arguments, or with `args` instead. @internal */
+export type Call = (
+  connection: ServerConnection,
+  args?: ReadonlyArray<unknown>
+) => Effect.Effect<unknown, unknown, unknown>
 
 /** How a route finds its servers (built by `mcpClient.ts` over the client's connections). @internal */
 export interface Router {
@@ -27,7 +30,15 @@ export interface Router {
   readonly aggregate: (feature: Feature, selected: string | undefined, call: Call) => Effect.Effect<unknown, unknown>
   /** One page of `selected` (or the only server), its items tagged with their server. */
   readonly page: (selected: string | undefined, call: Call) => Effect.Effect<unknown, unknown>
-  readonly toolServer: (name: string, selected: string | undefined) => Effect.Effect<ServerConnection, unknown>
+  /** `aggregate` of the tools, under the names the client shows (`toolNames.ts`). */
+  readonly tools: (selected: string | undefined, call: Call) => Effect.Effect<unknown, unknown>
+  /** `page` of the tools, under the names the client shows. */
+  readonly toolsPage: (selected: string | undefined, call: Call) => Effect.Effect<unknown, unknown>
+  /** The server of the tool shown as `name`, and the tool's name on that server. */
+  readonly toolTarget: (
+    name: string,
+    selected: string | undefined
+  ) => Effect.Effect<{ readonly connection: ServerConnection; readonly name: string }, unknown>
   readonly taskServer: (
     task: Task | string,
     selected: string | undefined
@@ -51,12 +62,13 @@ export interface Router {
 
 /**
  * What the client adds to a connection's method (`McpClient.Routed`): `tagged` lists name each
- * item's server, `tagged page` a page's items; the errors of finding the server by tool name
+ * item's server, `tagged page` a page's items, `tools` and `tools page` also a tool's own name;
+ * the errors of finding the server by tool name
  * (`by tool`), of a task id (`by task`), or of a server name (`to one`).
  *
  * @internal
  */
-export type Kind = "tagged" | "tagged page" | "by tool" | "by task" | "to one"
+export type Kind = "tagged" | "tagged page" | "tools" | "tools page" | "by tool" | "by task" | "to one"
 
 /** A row: its kind, where the call's options (and `server`) are, and how it finds its server. @internal */
 export interface Route<K extends Kind, O extends number = number> {
@@ -83,12 +95,13 @@ const aggregate = (feature: Feature) =>
 /** A page of `{ server }` or of the only server (a cursor belongs to the server that issued it). */
 const page = route("tagged page", 1, (router, selected, _, call) => router.page(selected, call))
 
-/** The server that offers the tool named by the first argument (no lookup with one server). */
+/** The server that offers the tool shown as the first argument, called with the tool's own name. */
 const byTool = <O extends number>(options: O) =>
   route("by tool", options, (router, selected, args, call) =>
-    selected === undefined && router.servers.length === 1
-      ? call(router.servers[0]!)
-      : Effect.flatMap(router.toolServer(args[0] as string, selected), call))
+    Effect.flatMap(
+      router.toolTarget(args[0] as string, selected),
+      ({ connection, name }) => name === args[0] ? call(connection) : call(connection, [name, ...args.slice(1)])
+    ))
 
 /** A task's own server (a handle names it; a bare id needs `{ server }` unless there is one server). */
 const byTask = <O extends number>(options: O) =>
@@ -138,11 +151,11 @@ const listsTasks = (connection: ServerConnection) => {
  */
 export const routes = {
   ping: toEvery(0, () => true),
-  listTools: aggregate("tools"),
+  listTools: route("tools", 0, (router, selected, _, call) => router.tools(selected, call)),
   listPrompts: aggregate("prompts"),
   listResources: aggregate("resources"),
   listResourceTemplates: aggregate("resources"),
-  listToolsPage: page,
+  listToolsPage: route("tools page", 1, (router, selected, _, call) => router.toolsPage(selected, call)),
   listPromptsPage: page,
   listResourcesPage: page,
   listResourceTemplatesPage: page,

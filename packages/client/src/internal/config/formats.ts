@@ -25,7 +25,9 @@ export const parse = (path: string, text: string): Either.Either<unknown, string
   /\.toml$/i.test(path)
     ? Codex.parse(text)
     : /\.mcpb$/i.test(path)
-    ? Either.left("an MCP bundle (a zip): load it with NodeMcpBundle.load, or the CLI's --config FILE.mcpb")
+    ? Either.left(
+      "an MCP bundle (a zip): load it with NodeMcpBundle.load, connectFromConfig, or the CLI's --config FILE.mcpb"
+    )
     : Jsonc.parse(text)
 
 const isGeminiPath = (path: string | undefined) => /(^|[\\/])\.gemini[\\/]settings\.json$/.test(path ?? "")

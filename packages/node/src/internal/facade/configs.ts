@@ -38,7 +38,13 @@ export const configsFor = (
         (auth) =>
           Effect.map(
             Target.toConfig(target, auth === undefined ? { ...options, name } : { ...options, name, auth }),
-            (config) => options.tools === undefined ? config : Object.assign(config, { tools: options.tools })
+            (config) =>
+              Object.assign(
+                config,
+                options.tools === undefined ? {} : { tools: options.tools },
+                options.toolPrefix === undefined ? {} : { toolPrefix: options.toolPrefix },
+                options.toolNames === undefined ? {} : { toolNames: options.toolNames }
+              )
           )
       )))
 }

@@ -61,6 +61,8 @@ export const build = async (
         maxResultHandles: options.maxResultHandles,
         maxDeclaredResultChars: options.maxDeclaredResultChars,
         maxConcurrentConnects: options.maxConcurrentConnects,
+        toolNameSeparator: options.toolNameSeparator,
+        toolCollisions: options.toolCollisions,
         requestMeta: requestMetaOf(options.requestMeta),
         handlers: handlersOf(options)
       },

@@ -56,6 +56,20 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
   } | undefined
   /** Hears each drift of a pinned server's tools (besides the warning logged). Added in 0.2.0. */
   readonly onToolDrift?: ((drift: ToolPin.ToolDrift) => void) | undefined
+  /**
+   * Shows every target's tools under a prefix (`true`: its server's name), as
+   * `prefix__name` (`ServerConfig.toolPrefix`). Added in 0.2.0.
+   */
+  readonly toolPrefix?: string | true | undefined
+  /** Renames tools, for every target: a tool's own name → the name shown (`ServerConfig.toolNames`). Added in 0.2.0. */
+  readonly toolNames?: Readonly<Record<string, string>> | undefined
+  /** Between a prefix and a tool's name (default `__`; `McpClient.Options.toolNameSeparator`). Added in 0.2.0. */
+  readonly toolNameSeparator?: string | undefined
+  /**
+   * Two servers' tools shown under one name: `"error"`, `"first"` or `"prefix"`
+   * (`McpClient.Options.toolCollisions`). Added in 0.2.0.
+   */
+  readonly toolCollisions?: "error" | "first" | "prefix" | undefined
   readonly clientInfo?: McpSchema.Implementation | undefined
   /**
    * Connect each server on its first use (`McpClient.Options.lazy`): `connect` returns at once,
