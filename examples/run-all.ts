@@ -109,7 +109,7 @@ export const examples: Array<Example> = [
       "connected after the search: github, files, notes",
       "delete_repo: ToolNotFoundError, requests sent: 0",
       "[… 9,800 more characters cut by mcp-effect: maxResultChars=200; the whole result is kept as result-1]",
-      "read back from result-1: \"note note \", 0 left of 10000"
+      "read back from result-1: \"note note \", 0 left of 10000",
       "search tools: files__search, notes__search",
       "notes__search: {\"type\":\"text\",\"text\":\"search\"}, sent as search"
     ]

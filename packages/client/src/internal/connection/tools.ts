@@ -211,25 +211,15 @@ export type Needs =
     | "resultStore"
   >
 
-/** @internal */
-export const make = (core: Needs): ToolMethods => {
+/**
+ * The tools of a list a caller may see: the server's filter, then the drift pins, then (on
+ * 2026-07-28 HTTP) only tools whose x-mcp-header annotations are valid, since the others cannot
+ * be called correctly; they are left out with a warning. `complete`: the whole list (a page
+ * cannot tell which pinned tools are gone).
+ */
+const visibleTools = (core: Needs, pins: ToolPins.Pins | undefined) => {
   const { server } = core
-  const jsonSchema = core.options.jsonSchema
-  const validation = Validation.make(server, core.options)
-
-  // Tools whose x-mcp-header annotations are invalid cannot be called correctly over HTTP
-  // on 2026-07-28: they are left out of the list, with a warning.
-  // The server's tool filter: a filtered tool is in no list, and calling it is refused here.
   const allowed = core.toolAllowed
-  // Drift pinning: checked after the filter (a filtered tool is never judged), before the headers.
-  const pins = core.toolPin === undefined ? undefined : ToolPins.make(core, core.toolPin)
-  /** `complete`: the whole list (a page cannot tell which pinned tools are gone). */
-  const usable = (listed: ReadonlyArray<McpSchema.Tool>, s: Session, complete: boolean) => {
-    const visible = allowed === undefined ? listed : listed.filter((tool) => allowed(tool.name))
-    return pins === undefined
-      ? withValidHeaders(visible, s)
-      : Effect.flatMap(pins.check(visible, complete ? listed : undefined), (tools) => withValidHeaders(tools, s))
-  }
   const withValidHeaders = (tools: ReadonlyArray<McpSchema.Tool>, s: Session) => {
     if (s.negotiated.era !== "modern" || !core.isHttp()) return Effect.succeed(tools)
     const kept: Array<McpSchema.Tool> = []
@@ -244,6 +234,25 @@ export const make = (core: Needs): ToolMethods => {
       kept
     )
   }
+  return (listed: ReadonlyArray<McpSchema.Tool>, s: Session, complete: boolean) => {
+    const visible = allowed === undefined ? listed : listed.filter((tool) => allowed(tool.name))
+    return pins === undefined
+      ? withValidHeaders(visible, s)
+      : Effect.flatMap(pins.check(visible, complete ? listed : undefined), (tools) => withValidHeaders(tools, s))
+  }
+}
+
+/** @internal */
+export const make = (core: Needs): ToolMethods => {
+  const { server } = core
+  const jsonSchema = core.options.jsonSchema
+  const validation = Validation.make(server, core.options)
+
+  // The server's tool filter: a filtered tool is in no list, and calling it is refused here.
+  const allowed = core.toolAllowed
+  // Drift pinning: checked after the filter (a filtered tool is never judged), before the headers.
+  const pins = core.toolPin === undefined ? undefined : ToolPins.make(core, core.toolPin)
+  const usable = visibleTools(core, pins)
 
   // The definitions calls are made under: the last list fetched, whatever its freshness; a
   // -32020 mismatch is what refreshes them.
