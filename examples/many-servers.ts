@@ -62,8 +62,8 @@ const program = Effect.gen(function*() {
   const searches = (yield* client.listTools()).filter((t) => t.originalName === "search").map((t) => t.name)
   yield* Console.log(`search tools: ${searches.join(", ")}`)
   const result = yield* client.callTool("notes__search", {})
-  const sent = (yield* notes.requests("tools/call")).map((r) => r.params?.name)
-  yield* Console.log(`notes__search: ${JSON.stringify(result.content[0])}, sent as ${sent.join(", ")}`)
+  const sent = (yield* notes.requests("tools/call")).map((r) => r.params?.name).at(-1)
+  yield* Console.log(`notes__search: ${JSON.stringify(result.content[0])}, sent as ${sent}`)
 })
 
 Effect.runPromise(Effect.scoped(program)).catch((error) => {
