@@ -131,6 +131,11 @@ export interface Tokens {
    * a probe is written and read back before the user is sent anywhere or a client registered.
    */
   readonly checkStorage: Effect.Effect<void, AuthError>
+  /**
+   * Runs `effect` holding the storage's lock of this server's tokens, when the storage has locks
+   * (every process sharing it then waits its turn); as is otherwise.
+   */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | AuthError, R>
 }
 
 /** @internal */
@@ -186,6 +191,12 @@ export const make = (server: string, storage: OAuth.OAuthStorage, binding: Effec
     }
   })
 
+  const exclusive = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | AuthError, R> =>
+    storage.withLock === undefined ? effect : storage.withLock(`refresh:${server}`, Effect.either(effect)).pipe(
+      Effect.mapError((e) => new AuthError({ server, reason: "storage", message: e.message })),
+      Effect.flatten
+    )
+
   return {
     load,
     loadIssuer,
@@ -195,7 +206,8 @@ export const make = (server: string, storage: OAuth.OAuthStorage, binding: Effec
     retire,
     loadClient: (issuer) => Effect.map(store.get(clientKey(issuer)), decodeClient),
     saveClient: (client) => store.set(clientKey(client.issuer), client),
-    checkStorage
+    checkStorage,
+    exclusive
   }
 }
 
