@@ -9,15 +9,20 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as McpConfig from "@mcp-effect/client/McpConfig"
 import { AuthError, ConfigError } from "@mcp-effect/client/McpError"
 import * as OAuth from "@mcp-effect/client/OAuth"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { configDirectory } from "./internal/configDirectory.js"
+import * as FileLock from "./internal/fileLock.js"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
+import * as StorageFile from "./internal/storageFile.js"
 import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
 import type { NetworkOptions } from "./UndiciHttpClient.js"
 
@@ -75,39 +80,73 @@ export const completeAuthorization = (auth: OAuth.OAuthClient, callbackUrl: URL 
   Effect.runPromise(auth.complete(typeof callbackUrl === "string" ? new URL(callbackUrl) : callbackUrl))
 
 /**
+ * Options of {@link makeFileStorage}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileStorageOptions {
+  /**
+   * Encrypts the file at rest (AES-256-GCM): 32 bytes, or their base64. The host keeps the key
+   * (a keychain, a secret manager). A plain file is read and sealed by the next write; a sealed
+   * file read without its key, or with another, fails with `OAuthStorageError`.
+   */
+  readonly encryptionKey?: Uint8Array | string | undefined
+  /** How long a refresh may hold the lock before other processes take it over (default 60 seconds). */
+  readonly lockTtl?: Duration.DurationInput | undefined
+  /** How long a process waits for the lock before its refresh fails (default 90 seconds). */
+  readonly lockWait?: Duration.DurationInput | undefined
+}
+
+/**
  * An `OAuthStorage` kept in one JSON file, readable by its owner only (0600). Writes replace the
- * file atomically.
+ * file atomically. Its `withLock` is a lock file beside it (`<file>.lock`, naming its owner and
+ * expiry), so the processes sharing the file refresh a token once; a lock whose holder died or
+ * expired is taken over.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
-  const read = Effect.tryPromise({
-    try: async (): Promise<Record<string, unknown>> => {
-      try {
-        const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-        return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-          ? parsed as Record<string, unknown>
-          : {}
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return {}
-        throw e
-      }
-    },
-    catch: (e) => new OAuth.OAuthStorageError({ message: `reading ${file}: ${String(e)}` })
-  })
+export const makeFileStorage = (file: string, options: FileStorageOptions = {}): OAuth.OAuthStorage => {
+  const key = options.encryptionKey === undefined ? undefined : StorageFile.keyOf(options.encryptionKey)
+  const storageError = (message: string) => new OAuth.OAuthStorageError({ message: `${file}: ${message}` })
+  const sealKey: Effect.Effect<Buffer | undefined, OAuth.OAuthStorageError> = typeof key === "string"
+    ? Effect.fail(storageError(key))
+    : Effect.succeed(key)
+  const read = Effect.flatMap(sealKey, (k) =>
+    Effect.flatMap(
+      Effect.tryPromise({
+        try: async (): Promise<string | undefined> => {
+          try {
+            return await Fs.readFile(file, "utf8")
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined
+            throw e
+          }
+        },
+        catch: (e) => storageError(`reading: ${errorCode(e)}`)
+      }),
+      (text) =>
+        text === undefined ? Effect.succeed<Record<string, unknown>>({}) : Either.match(StorageFile.decode(text, k), {
+          onLeft: (refused) => Effect.fail(storageError(refused)),
+          onRight: Effect.succeed
+        })
+    ))
   const write = (data: Record<string, unknown>) =>
-    Effect.tryPromise({
-      try: async () => {
-        await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
-        const temp = `${file}.${process.pid}.tmp`
-        await Fs.writeFile(temp, JSON.stringify(data, null, 2), { mode: 0o600 })
-        await Fs.chmod(temp, 0o600)
-        await Fs.rename(temp, file)
-      },
-      catch: (e) => new OAuth.OAuthStorageError({ message: `writing ${file}: ${String(e)}` })
-    })
+    Effect.flatMap(sealKey, (k) =>
+      Effect.tryPromise({
+        try: async () => {
+          await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
+          const temp = `${file}.${process.pid}.${Crypto.randomBytes(4).toString("hex")}.tmp`
+          await Fs.writeFile(temp, StorageFile.encode(data, k), { mode: 0o600 })
+          await Fs.chmod(temp, 0o600)
+          await Fs.rename(temp, file)
+        },
+        catch: (e) => storageError(`writing: ${errorCode(e)}`)
+      }))
   const semaphore = Effect.unsafeMakeSemaphore(1)
+  const lockFile = `${file}.lock`
+  const lockOptions = { ttl: options.lockTtl ?? "60 seconds", wait: options.lockWait ?? "90 seconds" }
   return {
     get: (key) => Effect.map(read, (data) => data[key]),
     set: (key, value) => semaphore.withPermits(1)(Effect.flatMap(read, (data) => write({ ...data, [key]: value }))),
@@ -115,9 +154,21 @@ export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
       semaphore.withPermits(1)(Effect.flatMap(read, (data) => {
         const { [key]: _removed, ...rest } = data
         return write(rest)
-      }))
+      })),
+    // One lock file for the whole storage: refreshes of different servers wait for each other,
+    // which costs little (a refresh is one request).
+    withLock: (_key, effect) =>
+      Effect.acquireUseRelease(
+        Effect.mapError(FileLock.acquire(lockFile, lockOptions), (e) => storageError(e.message)),
+        () => effect,
+        (token) => FileLock.release(lockFile, token)
+      )
   }
 }
+
+/** What failed in a file operation, without the text of the file (it holds secrets). */
+const errorCode = (e: unknown): string =>
+  (e as NodeJS.ErrnoException | undefined)?.code ?? (e instanceof Error ? e.name : "failed")
 
 /**
  * The file storage as a layer.
@@ -125,8 +176,8 @@ export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
  * @since 0.1.0
  * @category layers
  */
-export const layerFileStorage = (file: string): Layer.Layer<OAuth.OAuthStorage> =>
-  Layer.sync(OAuth.OAuthStorage, () => makeFileStorage(file))
+export const layerFileStorage = (file: string, options?: FileStorageOptions): Layer.Layer<OAuth.OAuthStorage> =>
+  Layer.sync(OAuth.OAuthStorage, () => makeFileStorage(file, options))
 
 /**
  * OAuth settings as configuration entries, `connect({ oauth })` and the CLI take them (see
