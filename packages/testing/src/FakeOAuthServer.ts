@@ -70,8 +70,11 @@ export interface FakeOAuthServer {
  * @category models
  */
 export interface Options {
-  /** Lifetime of access tokens in seconds (default 30); the gateway refuses expired ones. */
-  readonly expiresIn?: number | undefined
+  /**
+   * Lifetime of access tokens in seconds (default 30), or a function of the token's number
+   * (1 for the first issued); the gateway refuses expired tokens.
+   */
+  readonly expiresIn?: number | ((issued: number) => number) | undefined
   /**
    * Refresh tokens are single use (default false): a refresh revokes the one it used, so a
    * second refresh with it gets `invalid_grant`.

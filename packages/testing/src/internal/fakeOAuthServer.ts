@@ -44,7 +44,8 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeOAuthServer, n
       sessions: false,
       responseMode: "json"
     })
-    const expiresIn = options.expiresIn ?? 30
+    const lifetime = (issued: number): number =>
+      typeof options.expiresIn === "function" ? options.expiresIn(issued) : options.expiresIn ?? 30
     const tokens = new Map<string, { readonly scopes: ReadonlyArray<string> }>()
     /** Epoch milliseconds after which an issued token is refused. */
     const expiries = new Map<string, number>()
@@ -108,6 +109,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeOAuthServer, n
           const token = `token-${++issued}-${Crypto.randomBytes(12).toString("hex")}`
           const refresh = `r-${issued}-${Crypto.randomBytes(12).toString("hex")}`
           tokens.set(token, { scopes: scope.split(" ") })
+          const expiresIn = lifetime(issued)
           expiries.set(token, Date.now() + expiresIn * 1000)
           refreshScopes.set(refresh, scope)
           secrets.add(token).add(refresh)
