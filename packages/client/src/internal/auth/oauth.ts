@@ -60,7 +60,14 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         if (latest.accessToken !== stale.accessToken) return latest
         if (stale.refreshToken === undefined) return stale
         return yield* code.refresh(stale).pipe(
-          Effect.tapError((e) => e.reason === "invalid_grant" ? tokens.retire(stale) : Effect.void)
+          Effect.tapBoth({
+            onFailure: (e) =>
+              Effect.zipRight(
+                Effect.logDebug(`${server}: token refresh failed (${e.reason}: ${e.message})`),
+                e.reason === "invalid_grant" ? tokens.retire(stale) : Effect.void
+              ),
+            onSuccess: () => Effect.logDebug(`${server}: token refreshed`)
+          })
         )
       }))
 
