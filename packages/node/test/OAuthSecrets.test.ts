@@ -49,7 +49,7 @@ describe("OAuth secrets", () => {
         withLock: (key, effect) => Effect.zipRight(Effect.sync(() => keys.add(key)), memory.withLock!(key, effect))
       }
       /** Runs `effect`, keeping the message of its failure, if any. */
-      const noting = <A, E>(effect: Effect.Effect<A, E>) =>
+      const noting = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         Effect.tap(Effect.exit(effect), (exit) =>
           Exit.isFailure(exit)
             ? Effect.sync(() => messages.push(Cause.pretty(exit.cause, { renderErrorCause: true }), String(exit)))
