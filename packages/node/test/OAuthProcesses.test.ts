@@ -93,6 +93,8 @@ describe("OAuth across processes", () => {
       assert.strictEqual(token.issuer, server.issuer)
       assert.isTrue(typeof token.expiresAt === "number" && token.expiresAt > Date.now() - 60_000)
       assert.isDefined(kept[`client:${server.issuer}`])
+      // And the authorization server's metadata, for a refresh after a restart.
+      assert.strictEqual((kept[`discovery:${server.mcpUrl}`]!.as as { issuer?: unknown }).issuer, server.issuer)
 
       yield* firstTokenExpired
       const before = server.grants.length
