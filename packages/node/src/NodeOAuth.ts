@@ -190,6 +190,11 @@ export const layerFileStorage = (file: string, options?: FileStorageOptions): La
 export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "openBrowser"> {
   /** A token file, `false` (memory only) or a storage backend; default {@link defaultStoragePath}. */
   readonly storage?: string | false | OAuth.OAuthStorage | undefined
+  /**
+   * Encrypts the token file at rest (see {@link FileStorageOptions}); default: the base64 key in
+   * the environment variable `MCP_EFFECT_OAUTH_KEY`, if set.
+   */
+  readonly encryptionKey?: Uint8Array | string | undefined
   /** `false`: print the URL only; a function replaces the opener (default: the system browser). */
   readonly openBrowser?: boolean | ((url: string) => void) | undefined
   /** Where the authorization URL is printed (default: the `Console`'s error stream). */
@@ -208,12 +213,14 @@ export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "ope
  */
 export const defaultStoragePath = (): string => Path.join(configDirectory(), "mcp-effect", "oauth.json")
 
-const storageOf = (storage: Settings["storage"], baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
+const storageOf = (settings: Settings, baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
+  const storage = settings.storage
   if (storage === false) return undefined
   if (typeof storage === "object") return storage
-  if (storage === undefined) return makeFileStorage(defaultStoragePath())
+  const encryptionKey = settings.encryptionKey ?? (process.env.MCP_EFFECT_OAUTH_KEY || undefined)
+  if (storage === undefined) return makeFileStorage(defaultStoragePath(), { encryptionKey })
   const expanded = storage === "~" || storage.startsWith("~/") ? Path.join(Os.homedir(), storage.slice(1)) : storage
-  return makeFileStorage(Path.resolve(baseDir ?? process.cwd(), expanded))
+  return makeFileStorage(Path.resolve(baseDir ?? process.cwd(), expanded), { encryptionKey })
 }
 
 const isLoopbackHttp = (uri: string): boolean => {
@@ -243,7 +250,7 @@ export const fromSettings = (
   Effect.gen(function*() {
     const s: Settings = settings === true ? {} : settings
     const runtime = yield* Effect.runtime<never>()
-    const { openBrowser, printUrl, storage, ...portable } = s
+    const { encryptionKey: _key, openBrowser, printUrl, storage: _storage, ...portable } = s
     const base = yield* Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.oauthOptions(serverUrl, portable))
     const interactive = s.interactive !== false && s.grant !== "client_credentials"
     if (interactive && s.redirectUri !== undefined && !isLoopbackHttp(s.redirectUri)) {
@@ -255,7 +262,7 @@ export const fromSettings = (
     }
     return yield* OAuth.make({
       ...base,
-      storage: storageOf(storage, options.baseDir),
+      storage: storageOf(s, options.baseDir),
       // Warnings go to the host's logger unless the settings say otherwise.
       onWarning: s.onWarning ?? ((message) => Runtime.runFork(runtime)(Effect.logWarning(message))),
       interactive: interactive

@@ -35,8 +35,13 @@ interface Running {
   readonly done: Promise<Outcome>
 }
 
-const start = (args: ReadonlyArray<string>): Running => {
-  const child = ChildProcess.spawn(process.execPath, [program, ...args], { stdio: ["pipe", "pipe", "pipe"] })
+const start = (args: ReadonlyArray<string>, key?: string): Running => {
+  const env = { ...process.env }
+  delete env.MCP_EFFECT_OAUTH_KEY
+  const child = ChildProcess.spawn(process.execPath, [program, ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: key === undefined ? env : { ...env, MCP_EFFECT_OAUTH_KEY: key }
+  })
   let stdout = ""
   let stderr = ""
   let onReady = () => {}
@@ -63,6 +68,8 @@ const start = (args: ReadonlyArray<string>): Running => {
 }
 
 const run = (...args: ReadonlyArray<string>) => Effect.promise(() => start(args).done)
+/** A run whose token file is encrypted with `key` (from the environment). */
+const runWithKey = (key: string, ...args: ReadonlyArray<string>) => Effect.promise(() => start(args, key).done)
 
 const succeeded = (outcome: Outcome) =>
   assert.isTrue(outcome.result.ok && outcome.code === 0, `${outcome.stdout}\n${outcome.stderr}`)
@@ -176,15 +183,15 @@ describe("OAuth across processes", () => {
       const server = yield* FakeOAuthServer.makeWith(lifetimes)
       const file = yield* tempFile
       const key = Crypto.randomBytes(32).toString("base64")
-      succeeded(yield* run(server.mcpUrl, file, "interactive", "--key", key))
+      succeeded(yield* runWithKey(key, server.mcpUrl, file, "interactive"))
       yield* firstTokenExpired
-      succeeded(yield* run(server.mcpUrl, file, "silent", "--key", key))
+      succeeded(yield* runWithKey(key, server.mcpUrl, file, "silent"))
       const content = Fs.readFileSync(file, "utf8")
       assert.strictEqual(JSON.parse(content).version, 1)
       assert.isAbove(server.secrets.size, 0)
       for (const secret of server.secrets) assert.notInclude(content, secret)
 
-      const wrong = yield* run(server.mcpUrl, file, "silent", "--key", Crypto.randomBytes(32).toString("base64"))
+      const wrong = yield* runWithKey(Crypto.randomBytes(32).toString("base64"), server.mcpUrl, file, "silent")
       assert.strictEqual(wrong.code, 1)
       assert.strictEqual(wrong.result.tag, "AuthError", wrong.stdout)
       assert.include(wrong.result.message, "cannot be decrypted")

@@ -1,15 +1,14 @@
 // One host process using OAuth through the facade with a token file, then exiting:
-//   node oauthProcess.mjs <mcp url> <storage file> <interactive|silent> [--barrier] [--key BASE64]
+//   node oauthProcess.mjs <mcp url> <storage file> <interactive|silent> [--barrier]
 // interactive: a headless browser approves (prints "browser" when it is asked);
 // silent: no browser flow at all (an authorization needed fails with AuthorizationRequiredError).
 // --barrier: prints "ready" and waits for a line on stdin before its first request, so that
-// several processes race. Prints one JSON line with the outcome; exits 0 on success, 1 otherwise.
-import * as NodeOAuth from "@mcp-effect/node/NodeOAuth";
+// several processes race. An encryption key for the file comes from MCP_EFFECT_OAUTH_KEY.
+// Prints one JSON line with the outcome; exits 0 on success, 1 otherwise.
 import { connect } from "@mcp-effect/node";
 import * as Readline from "node:readline";
 
 const [url, file, mode, ...flags] = process.argv.slice(2);
-const key = flags.includes("--key") ? flags[flags.indexOf("--key") + 1] : undefined;
 
 // What a browser whose user approves at once does: follow the authorization URL, request the callback.
 const approve = (authorizationUrl) => {
@@ -28,7 +27,7 @@ if (flags.includes("--barrier")) {
 }
 
 const oauth = {
-  storage: key === undefined ? file : NodeOAuth.makeFileStorage(file, { encryptionKey: key }),
+  storage: file,
   interactive: mode === "interactive",
   openBrowser: approve,
   printUrl: () => {},
