@@ -145,24 +145,35 @@ export const makeFileStorage = (file: string, options: FileStorageOptions = {}):
         catch: (e) => storageError(`writing: ${errorCode(e)}`)
       }))
   const semaphore = Effect.unsafeMakeSemaphore(1)
-  const lockFile = `${file}.lock`
-  const lockOptions = { ttl: options.lockTtl ?? "60 seconds", wait: options.lockWait ?? "90 seconds" }
+  const locked = <A, E, R>(
+    path: string,
+    ttl: Duration.DurationInput,
+    wait: Duration.DurationInput,
+    effect: Effect.Effect<A, E, R>
+  ) =>
+    Effect.acquireUseRelease(
+      Effect.mapError(FileLock.acquire(path, { ttl, wait }), (e) => storageError(e.message)),
+      () => effect,
+      (token) => FileLock.release(path, token)
+    )
+  // A write reads the file, changes one entry and replaces the file: other processes' writes
+  // wait (a lock of their own, held for the few milliseconds that takes), so none is lost.
+  const update = (f: (data: Record<string, unknown>) => Record<string, unknown>) =>
+    semaphore.withPermits(1)(
+      locked(`${file}.write.lock`, "10 seconds", "30 seconds", Effect.flatMap(read, (data) => write(f(data))))
+    )
   return {
     get: (key) => Effect.map(read, (data) => data[key]),
-    set: (key, value) => semaphore.withPermits(1)(Effect.flatMap(read, (data) => write({ ...data, [key]: value }))),
+    set: (key, value) => update((data) => ({ ...data, [key]: value })),
     remove: (key) =>
-      semaphore.withPermits(1)(Effect.flatMap(read, (data) => {
+      update((data) => {
         const { [key]: _removed, ...rest } = data
-        return write(rest)
-      })),
+        return rest
+      }),
     // One lock file for the whole storage: refreshes of different servers wait for each other,
     // which costs little (a refresh is one request).
     withLock: (_key, effect) =>
-      Effect.acquireUseRelease(
-        Effect.mapError(FileLock.acquire(lockFile, lockOptions), (e) => storageError(e.message)),
-        () => effect,
-        (token) => FileLock.release(lockFile, token)
-      )
+      locked(`${file}.lock`, options.lockTtl ?? "60 seconds", options.lockWait ?? "90 seconds", effect)
   }
 }
 

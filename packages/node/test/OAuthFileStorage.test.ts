@@ -119,4 +119,17 @@ describe("NodeOAuth file storage", () => {
       assert.strictEqual(failed, "boom")
       assert.isFalse(Fs.existsSync(`${file}.lock`))
     }))
+
+  it.scopedLive("writers that share the file through different storages lose no entry", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile
+      const writers = Array.from({ length: 4 }, () => NodeOAuth.makeFileStorage(file))
+      yield* Effect.all(
+        writers.flatMap((storage, w) => Array.from({ length: 5 }, (_, i) => storage.set(`k:${w}:${i}`, i))),
+        { concurrency: "unbounded" }
+      )
+      const entries = JSON.parse(Fs.readFileSync(file, "utf8"))
+      assert.strictEqual(Object.keys(entries).length, 20)
+      assert.isFalse(Fs.existsSync(`${file}.write.lock`))
+    }))
 })
