@@ -32,7 +32,7 @@ const oauth = {
   openBrowser: approve,
   printUrl: () => {},
   // Tokens of the fake live a few seconds: refresh only when one is about to expire.
-  refreshSkew: 1
+  refreshSkew: 1,
 };
 
 try {
