@@ -88,4 +88,31 @@ describe("OAuth refresh", () => {
       assert.strictEqual(asked, 2)
       assert.deepStrictEqual(grantsOf(fake), ["authorization_code", "refresh_token", "authorization_code"])
     }))
+
+  it.effect("a refresh that fails for a while (the server down) keeps the refresh token for a later try", () =>
+    Effect.gen(function*() {
+      let down = true
+      const fake = fakeAuthServer({
+        token: (form) =>
+          form.get("grant_type") === "refresh_token"
+            ? down
+              ? { error: "temporarily_unavailable" }
+              : { access_token: "refreshed", token_type: "Bearer", expires_in: 3600 }
+            : { access_token: "first", token_type: "Bearer", expires_in: 30, refresh_token: "r1" },
+        tokenStatus: (form) => form.get("grant_type") === "refresh_token" && down ? 503 : 200
+      })
+      const storage = yield* OAuth.makeMemoryStorage
+      yield* authorized({ storage }).pipe(Effect.provide(fake.layer))
+      // A later run that cannot ask the user, while the authorization server is down.
+      const headless = yield* OAuth.make({ serverUrl, storage }).pipe(Effect.provide(fake.layer))
+      yield* TestClock.adjust("1 minute")
+      assert.deepStrictEqual(yield* headless.headers(serverUrl), {})
+      const refused = yield* Effect.flip(
+        headless.challenge({ url: serverUrl, status: 401, wwwAuthenticate: challenge401 })
+      )
+      assert.strictEqual(refused._tag, "AuthorizationRequiredError")
+      // Back up: the kept refresh token works, no sign-in needed.
+      down = false
+      assert.deepStrictEqual(yield* headless.headers(serverUrl), { Authorization: "Bearer refreshed" })
+    }))
 })

@@ -193,9 +193,12 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
               const refreshed = yield* Effect.option(refreshShared(refused))
               if (Option.isSome(refreshed) && refreshed.value.accessToken !== refused.accessToken) return true
             }
-            // A new token replaces the refused one in both slots; if none comes, it is retired.
+            // A new token replaces the refused one in both slots; if none comes, it is retired —
+            // unless its refresh token may still work (the refresh failed for a while, not for
+            // good: `invalid_grant` retired it already), so an outage costs no sign-in.
+            const keep = options.grant === undefined && refused?.refreshToken !== undefined
             yield* obtain(discovery, parsed.scope, latest !== undefined).pipe(
-              Effect.tapError(() => refused === undefined ? Effect.void : tokens.retire(refused))
+              Effect.tapError(() => refused === undefined || keep ? Effect.void : tokens.retire(refused))
             )
             return true
           })
