@@ -1,5 +1,5 @@
 /**
- * `NodeOAuth.makeFileStorage`: the entries in one file (plain or sealed: `storageFile.ts`),
+ * `NodeOAuth.makeFileStorage`: the entries in one file (plain or sealed: `fileContent.ts`),
  * replaced atomically on every write; writes and refreshes serialized across processes by lock
  * files (`fileLock.ts`).
  *
@@ -14,12 +14,12 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import type { FileStorageOptions } from "../NodeOAuth.js"
+import * as FileContent from "./fileContent.js"
 import * as FileLock from "./fileLock.js"
-import * as StorageFile from "./storageFile.js"
 
 /** @internal */
 export const make = (file: string, options: FileStorageOptions): OAuth.OAuthStorage => {
-  const key = options.encryptionKey === undefined ? undefined : StorageFile.keyOf(options.encryptionKey)
+  const key = options.encryptionKey === undefined ? undefined : FileContent.keyOf(options.encryptionKey)
   const storageError = (message: string) => new OAuthStorageError({ message: `${file}: ${message}` })
   const sealKey: Effect.Effect<Buffer | undefined, OAuthStorageError> = typeof key === "string"
     ? Effect.fail(storageError(key))
@@ -38,7 +38,7 @@ export const make = (file: string, options: FileStorageOptions): OAuth.OAuthStor
         catch: (e) => storageError(`reading: ${errorCode(e)}`)
       }),
       (text) =>
-        text === undefined ? Effect.succeed<Record<string, unknown>>({}) : Either.match(StorageFile.decode(text, k), {
+        text === undefined ? Effect.succeed<Record<string, unknown>>({}) : Either.match(FileContent.decode(text, k), {
           onLeft: (refused) => Effect.fail(storageError(refused)),
           onRight: Effect.succeed
         })
@@ -50,7 +50,7 @@ export const make = (file: string, options: FileStorageOptions): OAuth.OAuthStor
           await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
           const temp = `${file}.${process.pid}.${Crypto.randomBytes(4).toString("hex")}.tmp`
           try {
-            await Fs.writeFile(temp, StorageFile.encode(data, k), { mode: 0o600 })
+            await Fs.writeFile(temp, FileContent.encode(data, k), { mode: 0o600 })
             await Fs.chmod(temp, 0o600)
             await Fs.rename(temp, file)
           } catch (e) {
