@@ -15,8 +15,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 const program = Effect.gen(function*() {
-  // The first token lives one second; the refreshed ones ten minutes.
-  const server = yield* FakeOAuthServer.makeWith({ expiresIn: (issued) => issued === 1 ? 1 : 600 })
+  // Tokens of the first run live one second; later ones ten minutes.
+  let firstRun = true
+  const server = yield* FakeOAuthServer.makeWith({ expiresIn: () => firstRun ? 1 : 600 })
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-oauth-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
   const storage = path.join(dir, "oauth.json")
@@ -40,6 +41,7 @@ const program = Effect.gen(function*() {
   )
   yield* Effect.promise(() => first.listTools())
   yield* Effect.promise(() => first.close())
+  firstRun = false
   yield* Effect.sleep("1200 millis")
   const before = server.grants.length
 

@@ -17,9 +17,22 @@ import { fileURLToPath } from "node:url"
 
 const program = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "programs/oauthProcess.mjs")
 
-/** The first token lives this long (seconds); the later ones long enough for any test. */
+/** Tokens of the first run live this long (seconds); later ones long enough for any test. */
 const FIRST_LIFETIME = 2
-const lifetimes = { expiresIn: (issued: number) => issued === 1 ? FIRST_LIFETIME : 600, rotateRefreshTokens: true }
+
+/**
+ * A fake whose tokens are short-lived until `firstRunDone()`: whatever the first run ends up
+ * keeping has expired once it has exited and {@link firstTokenExpired} has passed, and a later
+ * refresh gives a token that outlives the test.
+ */
+const fakeServer = Effect.gen(function*() {
+  let firstRun = true
+  const server = yield* FakeOAuthServer.makeWith({
+    expiresIn: () => firstRun ? FIRST_LIFETIME : 600,
+    rotateRefreshTokens: true
+  })
+  return { server, firstRunDone: () => void (firstRun = false) }
+})
 
 interface Outcome {
   readonly code: number | null
@@ -74,7 +87,7 @@ const runWithKey = (key: string, ...args: ReadonlyArray<string>) => Effect.promi
 const succeeded = (outcome: Outcome) =>
   assert.isTrue(outcome.result.ok && outcome.code === 0, `${outcome.stdout}\n${outcome.stderr}`)
 
-/** Waits out the first token's lifetime: it was issued before the process that got it exited. */
+/** Waits out the first run's tokens: they were issued before the process that got them exited. */
 const firstTokenExpired = Effect.sleep(`${FIRST_LIFETIME * 1000 + 200} millis`)
 
 const tempFile = Effect.gen(function*() {
@@ -88,7 +101,7 @@ const stored = (file: string): Record<string, Record<string, unknown>> => JSON.p
 describe("OAuth across processes", () => {
   it.scopedLive("a restarted host refreshes an expired token silently, and keeps the rotated refresh token", () =>
     Effect.gen(function*() {
-      const server = yield* FakeOAuthServer.makeWith(lifetimes)
+      const { firstRunDone, server } = yield* fakeServer
       const file = yield* tempFile
       const first = yield* run(server.mcpUrl, file, "interactive")
       succeeded(first)
@@ -103,6 +116,7 @@ describe("OAuth across processes", () => {
       // And the authorization server's metadata, for a refresh after a restart.
       assert.strictEqual((kept[`discovery:${server.mcpUrl}`]!.as as { issuer?: unknown }).issuer, server.issuer)
 
+      firstRunDone()
       yield* firstTokenExpired
       const before = server.grants.length
       const second = yield* run(server.mcpUrl, file, "silent")
@@ -117,9 +131,10 @@ describe("OAuth across processes", () => {
 
   it.scopedLive("processes racing on an expired token refresh it once, and all succeed", () =>
     Effect.gen(function*() {
-      const server = yield* FakeOAuthServer.makeWith(lifetimes)
+      const { firstRunDone, server } = yield* fakeServer
       const file = yield* tempFile
       succeeded(yield* run(server.mcpUrl, file, "interactive"))
+      firstRunDone()
       yield* firstTokenExpired
       const before = server.grants.length
       const racers = Array.from({ length: 4 }, () => start([server.mcpUrl, file, "silent", "--barrier"]))
@@ -133,9 +148,10 @@ describe("OAuth across processes", () => {
 
   it.scopedLive("a lock left by a crashed process blocks no one", () =>
     Effect.gen(function*() {
-      const server = yield* FakeOAuthServer.makeWith(lifetimes)
+      const { firstRunDone, server } = yield* fakeServer
       const file = yield* tempFile
       succeeded(yield* run(server.mcpUrl, file, "interactive"))
+      firstRunDone()
       yield* firstTokenExpired
       // A holder that died holding the lock (its expiry far ahead).
       const dead = ChildProcess.spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"])
@@ -156,10 +172,11 @@ describe("OAuth across processes", () => {
 
   it.scopedLive("a refresh token the server refuses is removed, and the browser flow follows", () =>
     Effect.gen(function*() {
-      const server = yield* FakeOAuthServer.makeWith(lifetimes)
+      const { firstRunDone, server } = yield* fakeServer
       const file = yield* tempFile
       succeeded(yield* run(server.mcpUrl, file, "interactive"))
       server.revokeRefreshTokens()
+      firstRunDone()
       yield* firstTokenExpired
 
       // Without a browser: a typed failure, and the refused token is gone.
@@ -180,10 +197,11 @@ describe("OAuth across processes", () => {
 
   it.scopedLive("an encrypted token file keeps no secret in the clear, and a wrong key is a storage error", () =>
     Effect.gen(function*() {
-      const server = yield* FakeOAuthServer.makeWith(lifetimes)
+      const { firstRunDone, server } = yield* fakeServer
       const file = yield* tempFile
       const key = Crypto.randomBytes(32).toString("base64")
       succeeded(yield* runWithKey(key, server.mcpUrl, file, "interactive"))
+      firstRunDone()
       yield* firstTokenExpired
       succeeded(yield* runWithKey(key, server.mcpUrl, file, "silent"))
       const content = Fs.readFileSync(file, "utf8")
