@@ -95,6 +95,12 @@ describe("NodeOAuth file storage", () => {
       Fs.writeFileSync(`${file}.lock`, JSON.stringify({ ...record, host: "elsewhere", token: "old", expiresAt: 1 }))
       assert.strictEqual(yield* storage.withLock!("refresh:a", Effect.succeed("ran")), "ran")
       assert.isFalse(Fs.existsSync(`${file}.lock`))
+      // So is a damaged lock file older than a lock's lifetime.
+      Fs.writeFileSync(`${file}.lock`, "{\"pid\":")
+      const old = new Date(Date.now() - 3_600_000)
+      Fs.utimesSync(`${file}.lock`, old, old)
+      assert.strictEqual(yield* storage.withLock!("refresh:a", Effect.succeed("ran")), "ran")
+      assert.isFalse(Fs.existsSync(`${file}.lock`))
     }))
 
   it.scopedLive("withLock: a holder whose lock was taken over leaves the new holder's lock alone", () =>

@@ -67,6 +67,16 @@ const readRecord = async (path: string): Promise<LockRecord | undefined> => {
   }
 }
 
+/** The lock file exists, has no record, and was last written before `before` (epoch ms). */
+const unreadableSince = async (path: string, before: number): Promise<boolean> => {
+  try {
+    const stat = await Fs.stat(path)
+    return stat.mtimeMs < before && (await readRecord(path)) === undefined
+  } catch {
+    return false
+  }
+}
+
 /**
  * Creates the lock file with its whole content at once: written beside it, then hard-linked to
  * its name (a link fails if the name exists, like `O_EXCL`), so no reader sees it half written.
@@ -131,6 +141,11 @@ export const acquire = (path: string, options: LockOptions): Effect.Effect<strin
       if (holder !== undefined && isStale(holder, Date.now())) {
         const stale = holder
         yield* Effect.tryPromise({ try: () => removeIfHeld(path, stale.token), catch: (e) => failure(path, e) })
+        continue
+      }
+      if (holder === undefined && (yield* Effect.promise(() => unreadableSince(path, Date.now() - ttl)))) {
+        // Not a lock this code writes (hand-made, or damaged): as stale as an expired one.
+        yield* Effect.tryPromise({ try: () => removeIfHeld(path, ""), catch: (e) => failure(path, e) })
         continue
       }
       if (Date.now() >= deadline) {
