@@ -82,6 +82,15 @@ export const examples: Array<Example> = [
   },
   { name: "oauth", expect: ["echo → authorized", /grants: authorization_code/] },
   {
+    name: "oauth-storage",
+    expect: [
+      "first run: the browser opens",
+      /second run: \d+ tools, no browser/,
+      "second run grants: refresh_token",
+      "token file encrypted: true"
+    ]
+  },
+  {
     name: "tracing",
     expect: [
       /trusted server saw _meta: \{"traceparent":"00-[0-9a-f]{32}-[0-9a-f]{16}-01"\}/,

@@ -27,6 +27,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -150,6 +151,8 @@ export interface OAuthSettings {
   readonly openBrowser?: boolean | undefined
   /** Seconds to wait for the browser's callback (default 300). */
   readonly timeout?: number | undefined
+  /** Seconds before its expiry a token is refreshed (default 60). */
+  readonly refreshSkew?: number | undefined
 }
 
 /**
@@ -199,6 +202,7 @@ export const oauthOptions = (
     scope: settings.scope,
     clientIdMetadataUrl: settings.clientIdMetadataUrl,
     offlineAccess: settings.offlineAccess,
+    refreshSkew: settings.refreshSkew === undefined ? undefined : Duration.seconds(settings.refreshSkew),
     clientMetadata: settings.clientName === undefined ? undefined : { clientName: settings.clientName }
   }
   if (settings.clientSecret !== undefined && settings.clientId === undefined) {

@@ -35,6 +35,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
@@ -59,6 +60,11 @@ export class OAuthStorageError extends TaggedError<OAuthStorageError>()("OAuthSt
  * Where tokens and client registrations live between flows (and, with a persistent backend,
  * between runs). Values are JSON-compatible.
  *
+ * `withLock` is optional: a storage shared by several processes (a file, a fleet's store) runs
+ * `effect` while holding an exclusive lock named `key` for every user of that storage, so that
+ * one refresh runs where many would race (single flight). Without it, refreshes are serialized
+ * inside one `OAuthClient` only.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -66,6 +72,14 @@ export interface OAuthStorage {
   readonly get: (key: string) => Effect.Effect<unknown, OAuthStorageError>
   readonly set: (key: string, value: unknown) => Effect.Effect<void, OAuthStorageError>
   readonly remove: (key: string) => Effect.Effect<void, OAuthStorageError>
+  /**
+   * Runs `effect` holding the lock `key`, released when it ends however it ends. A holder that
+   * dies must not block the others for good (locks expire).
+   */
+  readonly withLock?: <A, E, R>(
+    key: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | OAuthStorageError, R>
 }
 
 /**
@@ -75,23 +89,36 @@ export interface OAuthStorage {
 export const OAuthStorage: Context.Tag<OAuthStorage, OAuthStorage> = eager.storageTag
 
 /**
- * A storage that lives as long as the value.
+ * A storage that lives as long as the value; its `withLock` is a semaphore per key, shared by
+ * every client given this storage.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const makeMemoryStorage: Effect.Effect<OAuthStorage> = Effect.map(
   Ref.make(new Map<string, unknown>()),
-  (ref): OAuthStorage => ({
-    get: (key) => Effect.map(Ref.get(ref), (map) => map.get(key)),
-    set: (key, value) => Ref.update(ref, (map) => new Map(map).set(key, value)),
-    remove: (key) =>
-      Ref.update(ref, (map) => {
-        const next = new Map(map)
-        next.delete(key)
-        return next
+  (ref): OAuthStorage => {
+    const locks = new Map<string, Effect.Semaphore>()
+    const lockOf = (key: string) =>
+      Effect.sync(() => {
+        const existing = locks.get(key)
+        if (existing !== undefined) return existing
+        const made = Effect.unsafeMakeSemaphore(1)
+        locks.set(key, made)
+        return made
       })
-  })
+    return {
+      get: (key) => Effect.map(Ref.get(ref), (map) => map.get(key)),
+      set: (key, value) => Ref.update(ref, (map) => new Map(map).set(key, value)),
+      remove: (key) =>
+        Ref.update(ref, (map) => {
+          const next = new Map(map)
+          next.delete(key)
+          return next
+        }),
+      withLock: (key, effect) => Effect.flatMap(lockOf(key), (lock) => lock.withPermits(1)(effect))
+    }
+  }
 )
 
 /**
@@ -300,6 +327,11 @@ export interface Options {
   readonly offlineAccess?: boolean | undefined
   /** Re-authorizations for one set of scopes after `403 insufficient_scope` (default 2). */
   readonly maxScopeAttempts?: number | undefined
+  /**
+   * How long before its expiry a token is refreshed (default 60 seconds): requests never carry a
+   * token about to expire on the way.
+   */
+  readonly refreshSkew?: Duration.DurationInput | undefined
   /**
    * Storage for tokens and registrations (default: the `OAuthStorage` in context, else memory).
    * A flow starts only after a value written to it was read back.

@@ -9,13 +9,14 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as McpConfig from "@mcp-effect/client/McpConfig"
 import { AuthError, ConfigError } from "@mcp-effect/client/McpError"
 import * as OAuth from "@mcp-effect/client/OAuth"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { configDirectory } from "./internal/configDirectory.js"
+import * as FileStorage from "./internal/fileStorage.js"
 import * as LazyHttpClient from "./internal/lazyHttpClient.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import * as NodeOAuthBrowser from "./NodeOAuthBrowser.js"
@@ -75,49 +76,35 @@ export const completeAuthorization = (auth: OAuth.OAuthClient, callbackUrl: URL 
   Effect.runPromise(auth.complete(typeof callbackUrl === "string" ? new URL(callbackUrl) : callbackUrl))
 
 /**
+ * Options of {@link makeFileStorage}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileStorageOptions {
+  /**
+   * Encrypts the file at rest (AES-256-GCM): 32 bytes, or their base64. The host keeps the key
+   * (a keychain, a secret manager). A plain file is read and sealed by the next write; a sealed
+   * file read without its key, or with another, fails with `OAuthStorageError`.
+   */
+  readonly encryptionKey?: Uint8Array | string | undefined
+  /** How long a refresh may hold the lock before other processes take it over (default 60 seconds). */
+  readonly lockTtl?: Duration.DurationInput | undefined
+  /** How long a process waits for the lock before its refresh fails (default 90 seconds). */
+  readonly lockWait?: Duration.DurationInput | undefined
+}
+
+/**
  * An `OAuthStorage` kept in one JSON file, readable by its owner only (0600). Writes replace the
- * file atomically.
+ * file atomically. Its `withLock` is a lock file beside it (`<file>.lock`, naming its owner and
+ * expiry), so the processes sharing the file refresh a token once; a lock whose holder died or
+ * expired is taken over.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
-  const read = Effect.tryPromise({
-    try: async (): Promise<Record<string, unknown>> => {
-      try {
-        const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-        return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-          ? parsed as Record<string, unknown>
-          : {}
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return {}
-        throw e
-      }
-    },
-    catch: (e) => new OAuth.OAuthStorageError({ message: `reading ${file}: ${String(e)}` })
-  })
-  const write = (data: Record<string, unknown>) =>
-    Effect.tryPromise({
-      try: async () => {
-        await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
-        const temp = `${file}.${process.pid}.tmp`
-        await Fs.writeFile(temp, JSON.stringify(data, null, 2), { mode: 0o600 })
-        await Fs.chmod(temp, 0o600)
-        await Fs.rename(temp, file)
-      },
-      catch: (e) => new OAuth.OAuthStorageError({ message: `writing ${file}: ${String(e)}` })
-    })
-  const semaphore = Effect.unsafeMakeSemaphore(1)
-  return {
-    get: (key) => Effect.map(read, (data) => data[key]),
-    set: (key, value) => semaphore.withPermits(1)(Effect.flatMap(read, (data) => write({ ...data, [key]: value }))),
-    remove: (key) =>
-      semaphore.withPermits(1)(Effect.flatMap(read, (data) => {
-        const { [key]: _removed, ...rest } = data
-        return write(rest)
-      }))
-  }
-}
+export const makeFileStorage = (file: string, options: FileStorageOptions = {}): OAuth.OAuthStorage =>
+  FileStorage.make(file, options)
 
 /**
  * The file storage as a layer.
@@ -125,8 +112,8 @@ export const makeFileStorage = (file: string): OAuth.OAuthStorage => {
  * @since 0.1.0
  * @category layers
  */
-export const layerFileStorage = (file: string): Layer.Layer<OAuth.OAuthStorage> =>
-  Layer.sync(OAuth.OAuthStorage, () => makeFileStorage(file))
+export const layerFileStorage = (file: string, options?: FileStorageOptions): Layer.Layer<OAuth.OAuthStorage> =>
+  Layer.sync(OAuth.OAuthStorage, () => makeFileStorage(file, options))
 
 /**
  * OAuth settings as configuration entries, `connect({ oauth })` and the CLI take them (see
@@ -139,6 +126,11 @@ export const layerFileStorage = (file: string): Layer.Layer<OAuth.OAuthStorage> 
 export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "openBrowser"> {
   /** A token file, `false` (memory only) or a storage backend; default {@link defaultStoragePath}. */
   readonly storage?: string | false | OAuth.OAuthStorage | undefined
+  /**
+   * Encrypts the token file at rest (see {@link FileStorageOptions}); default: the base64 key in
+   * the environment variable `MCP_EFFECT_OAUTH_KEY`, if set.
+   */
+  readonly encryptionKey?: Uint8Array | string | undefined
   /** `false`: print the URL only; a function replaces the opener (default: the system browser). */
   readonly openBrowser?: boolean | ((url: string) => void) | undefined
   /** Where the authorization URL is printed (default: the `Console`'s error stream). */
@@ -157,12 +149,14 @@ export interface Settings extends Omit<McpConfig.OAuthSettings, "storage" | "ope
  */
 export const defaultStoragePath = (): string => Path.join(configDirectory(), "mcp-effect", "oauth.json")
 
-const storageOf = (storage: Settings["storage"], baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
+const storageOf = (settings: Settings, baseDir: string | undefined): OAuth.OAuthStorage | undefined => {
+  const storage = settings.storage
   if (storage === false) return undefined
   if (typeof storage === "object") return storage
-  if (storage === undefined) return makeFileStorage(defaultStoragePath())
+  const encryptionKey = settings.encryptionKey ?? (process.env.MCP_EFFECT_OAUTH_KEY || undefined)
+  if (storage === undefined) return makeFileStorage(defaultStoragePath(), { encryptionKey })
   const expanded = storage === "~" || storage.startsWith("~/") ? Path.join(Os.homedir(), storage.slice(1)) : storage
-  return makeFileStorage(Path.resolve(baseDir ?? process.cwd(), expanded))
+  return makeFileStorage(Path.resolve(baseDir ?? process.cwd(), expanded), { encryptionKey })
 }
 
 const isLoopbackHttp = (uri: string): boolean => {
@@ -192,7 +186,7 @@ export const fromSettings = (
   Effect.gen(function*() {
     const s: Settings = settings === true ? {} : settings
     const runtime = yield* Effect.runtime<never>()
-    const { openBrowser, printUrl, storage, ...portable } = s
+    const { encryptionKey: _key, openBrowser, printUrl, storage: _storage, ...portable } = s
     const base = yield* Effect.flatMap(LazyMcpConfig.load, (McpConfig) => McpConfig.oauthOptions(serverUrl, portable))
     const interactive = s.interactive !== false && s.grant !== "client_credentials"
     if (interactive && s.redirectUri !== undefined && !isLoopbackHttp(s.redirectUri)) {
@@ -204,7 +198,7 @@ export const fromSettings = (
     }
     return yield* OAuth.make({
       ...base,
-      storage: storageOf(storage, options.baseDir),
+      storage: storageOf(s, options.baseDir),
       // Warnings go to the host's logger unless the settings say otherwise.
       onWarning: s.onWarning ?? ((message) => Runtime.runFork(runtime)(Effect.logWarning(message))),
       interactive: interactive

@@ -56,6 +56,30 @@ export interface FakeOAuthServer {
    * the callback it redirects to. Returns at once (the callback arrives in the background).
    */
   readonly approve: (authorizationUrl: string) => void
+  /**
+   * Every secret that passed through the authorization server (codes, PKCE verifiers, client
+   * secrets, access and refresh tokens), for tests that check none leaks.
+   */
+  readonly secrets: ReadonlySet<string>
+  /** Revokes every refresh token issued so far: refreshing with one gets `invalid_grant`. */
+  readonly revokeRefreshTokens: () => void
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Lifetime of access tokens in seconds (default 30), or a function of the token's number
+   * (1 for the first issued); the gateway refuses expired tokens.
+   */
+  readonly expiresIn?: number | ((issued: number) => number) | undefined
+  /**
+   * Refresh tokens are single use (default false): a refresh revokes the one it used, so a
+   * second refresh with it gets `invalid_grant`.
+   */
+  readonly rotateRefreshTokens?: boolean | undefined
 }
 
 /**
@@ -64,4 +88,12 @@ export interface FakeOAuthServer {
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<FakeOAuthServer, never, Scope.Scope> = internal.make
+export const make: Effect.Effect<FakeOAuthServer, never, Scope.Scope> = internal.make({})
+
+/**
+ * {@link make} with token lifetimes and refresh token rotation of the test's choice.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeWith: (options: Options) => Effect.Effect<FakeOAuthServer, never, Scope.Scope> = internal.make

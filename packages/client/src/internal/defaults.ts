@@ -73,7 +73,9 @@ export const OAUTH_REQUEST_TIMEOUT = "30 seconds"
 export const OAUTH_RETRIES = 2
 /** …the first after this, doubling. */
 export const OAUTH_RETRY_BASE = "100 millis"
-/** A token is refreshed this long before it expires (`auth/oauth.ts`). */
-export const TOKEN_REFRESH_SKEW_MS = 30_000
+/** A token is refreshed this long before it expires, unless `refreshSkew` says otherwise (`auth/oauth.ts`). */
+export const TOKEN_REFRESH_SKEW_MS = 60_000
+/** A discovery kept in the OAuth storage is used by a later client (a refresh after a restart) this long (`auth/discovery.ts`). */
+export const DISCOVERY_MAX_AGE_MS = 3_600_000
 /** Re-authorizations for one set of scopes after `403 insufficient_scope`, unless `maxScopeAttempts` says otherwise (`auth/oauth.ts`). */
 export const MAX_SCOPE_ATTEMPTS = 2

@@ -436,7 +436,8 @@ const OAUTH_FIELDS: { readonly [K in keyof Required<OAuthSettings>]: Check } = {
   storage: check("a path or false", (value) => typeof value === "string" || value === false),
   interactive: aBoolean,
   openBrowser: aBoolean,
-  timeout: check("a positive number", (value) => typeof value === "number" && value > 0)
+  timeout: check("a positive number", (value) => typeof value === "number" && value > 0),
+  refreshSkew: check("a number of seconds (0 or more)", (value) => typeof value === "number" && value >= 0)
 }
 
 const camelCase = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())

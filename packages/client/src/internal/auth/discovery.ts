@@ -6,11 +6,13 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as oauth from "oauth4webapi"
 import type { AuthError } from "../../McpError.js"
+import * as Defaults from "../defaults.js"
 import type { Core, Discovery } from "./oauthCore.js"
 import * as policy from "./policy.js"
 import { isRecord, stringList } from "./tokens.js"
@@ -115,6 +117,7 @@ export const make = (core: Core): Discoverer => {
         core.warn(`the authorization server of ${server} changed from ${previous.as.issuer} to ${discovery.as.issuer}`)
       }
       yield* Ref.update(core.state, (s) => ({ ...s, discovery }))
+      yield* tokens.saveDiscovery(discovery, yield* Clock.currentTimeMillis)
       // A token from an authorization server that is no longer this resource's leaves the slot
       // in use (kept under its issuer), and the token of the current one, if any, is resumed.
       const token = yield* tokens.load
@@ -125,9 +128,34 @@ export const make = (core: Core): Discoverer => {
       return discovery
     })
 
+  /**
+   * The discovery another client (another run) kept, if it is recent, still passes the policy,
+   * and names the issuer of the token in use: a restarted host refreshes its token with one
+   * request instead of discovering again first.
+   */
+  const restore = Effect.gen(function*() {
+    const kept = yield* tokens.loadDiscovery
+    if (kept === undefined || (yield* Clock.currentTimeMillis) - kept.savedAt > Defaults.DISCOVERY_MAX_AGE_MS) {
+      return Option.none()
+    }
+    const { as, resource } = kept.discovery
+    const token = yield* tokens.load
+    if (token !== undefined && token.issuer !== as.issuer) return Option.none()
+    const passes = policy.resourceMatches(resource, serverUrl) &&
+      [as.issuer, as.token_endpoint, as.authorization_endpoint, as.registration_endpoint].every((url) =>
+        url === undefined || policy.checkPeerUrl(url, serverUrl) === undefined
+      )
+    if (!passes) return Option.none()
+    yield* Ref.update(core.state, (s) => ({ ...s, discovery: kept.discovery }))
+    return Option.some(kept.discovery)
+  })
+
   const current = Effect.flatMap(
     Ref.get(core.state),
-    (s) => s.discovery === undefined ? discover(undefined) : Effect.succeed(s.discovery)
+    (s) =>
+      s.discovery === undefined
+        ? Effect.flatMap(restore, Option.match({ onNone: () => discover(undefined), onSome: Effect.succeed }))
+        : Effect.succeed(s.discovery)
   )
 
   return { discover, current, fetchAuthorizationServer, checkPeer }

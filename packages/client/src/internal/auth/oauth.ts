@@ -9,10 +9,12 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type { AuthFailure, Challenge } from "../../McpAuth.js"
+import type { AuthError } from "../../McpError.js"
 import { InsufficientScopeError } from "../../McpError.js"
 import type * as OAuth from "../../OAuth.js"
 import * as Defaults from "../defaults.js"
@@ -23,6 +25,7 @@ import * as dpop from "./dpop.js"
 import * as Grants from "./grants.js"
 import * as OAuthCore from "./oauthCore.js"
 import * as policy from "./policy.js"
+import type { StoredToken } from "./tokens.js"
 import { stringList } from "./tokens.js"
 
 /** @internal */
@@ -38,6 +41,35 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
     const lock = yield* Effect.makeSemaphore(1)
     /** The nonce the MCP server asked proofs to carry (RFC 9449 §9), if any. */
     const resourceNonce = yield* Ref.make<string | undefined>(undefined)
+
+    const refreshSkew = options.refreshSkew === undefined
+      ? Defaults.TOKEN_REFRESH_SKEW_MS
+      : Duration.toMillis(options.refreshSkew)
+
+    /**
+     * A new token for `stale` from its refresh token — once for every client sharing the storage:
+     * under the storage's lock, the storage is read again, and a token another client (another
+     * process) obtained meanwhile is used instead. A refresh token the authorization server
+     * refuses for good (`invalid_grant`) is retired with its token, so the next challenge starts
+     * a new flow instead of trying it again.
+     */
+    const refreshShared = (stale: StoredToken): Effect.Effect<StoredToken, AuthError> =>
+      tokens.exclusive(Effect.gen(function*() {
+        const latest = yield* tokens.load
+        if (latest === undefined) return yield* core.fail("refresh", "the token was removed meanwhile")
+        if (latest.accessToken !== stale.accessToken) return latest
+        if (stale.refreshToken === undefined) return stale
+        return yield* code.refresh(stale).pipe(
+          Effect.tapBoth({
+            onFailure: (e) =>
+              Effect.zipRight(
+                Effect.logDebug(`${server}: token refresh failed (${e.reason}: ${e.message})`),
+                e.reason === "invalid_grant" ? tokens.retire(stale) : Effect.void
+              ),
+            onSuccess: () => Effect.logDebug(`${server}: token refreshed`)
+          })
+        )
+      }))
 
     /** Obtains a new token from the resource's current authorization server. */
     const obtain = (discovery: OAuthCore.Discovery, challengeScope: string | undefined, stepUp: boolean) =>
@@ -76,19 +108,16 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
         let token = yield* tokens.load
         if (token === undefined) return {}
         const now = yield* Clock.currentTimeMillis
-        if (token.expiresAt !== undefined && now >= token.expiresAt - Defaults.TOKEN_REFRESH_SKEW_MS) {
+        if (token.expiresAt !== undefined && now >= token.expiresAt - refreshSkew) {
           const stale = token
           token = yield* lock.withPermits(1)(
-            Effect.gen(function*() {
-              const latest = yield* tokens.load
-              if (latest !== undefined && latest.accessToken !== stale.accessToken) return latest
-              if (stale.refreshToken === undefined) return stale
-              return yield* Effect.orElseSucceed(code.refresh(stale), () => stale)
-            })
+            Effect.orElseSucceed(refreshShared(stale), () => stale)
           )
           if (token.expiresAt !== undefined && now >= token.expiresAt) {
-            // Expired and not refreshable: send nothing and let the server's challenge start a flow.
-            yield* tokens.retire(token)
+            // Expired and not refreshed: send nothing and let the server's challenge start a flow.
+            // Unusable for good (no refresh token) it is retired; a refresh token refused for
+            // good was retired by the refresh; one that failed otherwise is kept for a later try.
+            if (token.refreshToken === undefined) yield* tokens.retire(token)
             return {}
           }
         }
@@ -161,12 +190,15 @@ export const make = (options: OAuth.Options): Effect.Effect<OAuth.OAuthClient, n
             const refused = current !== undefined && current.issuer === discovery.as.issuer ? current : undefined
             // A refused token that can be refreshed is refreshed before the user is asked again.
             if (options.grant === undefined && refused?.refreshToken !== undefined) {
-              const refreshed = yield* Effect.option(code.refresh(refused))
-              if (Option.isSome(refreshed)) return true
+              const refreshed = yield* Effect.option(refreshShared(refused))
+              if (Option.isSome(refreshed) && refreshed.value.accessToken !== refused.accessToken) return true
             }
-            // A new token replaces the refused one in both slots; if none comes, it is retired.
+            // A new token replaces the refused one in both slots; if none comes, it is retired —
+            // unless its refresh token may still work (the refresh failed for a while, not for
+            // good: `invalid_grant` retired it already), so an outage costs no sign-in.
+            const keep = options.grant === undefined && refused?.refreshToken !== undefined
             yield* obtain(discovery, parsed.scope, latest !== undefined).pipe(
-              Effect.tapError(() => refused === undefined ? Effect.void : tokens.retire(refused))
+              Effect.tapError(() => refused === undefined || keep ? Effect.void : tokens.retire(refused))
             )
             return true
           })

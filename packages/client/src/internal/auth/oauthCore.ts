@@ -83,6 +83,13 @@ export const describeError = (error: unknown): string => {
   return String(error)
 }
 
+/**
+ * The authorization server refused a refresh token for good (RFC 6749 §5.2): it is dropped, and
+ * the user is asked again.
+ */
+const refusedRefresh = (reason: string, error: unknown): boolean =>
+  reason === "refresh" && error instanceof oauth.ResponseBodyError && error.error === "invalid_grant"
+
 /** @internal */
 export const make = (options: OAuth.Options): Effect.Effect<Core, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
@@ -93,7 +100,15 @@ export const make = (options: OAuth.Options): Effect.Effect<Core, never, HttpCli
 
     const fail = (reason: string, message: string) => Effect.fail(new AuthError({ server, reason, message }))
     const attempt = <A>(reason: string, f: () => Promise<A>): Effect.Effect<A, AuthError> =>
-      Effect.tryPromise({ try: f, catch: (e) => new AuthError({ server, reason, message: describeError(e) }) })
+      Effect.tryPromise({
+        try: f,
+        catch: (e) =>
+          new AuthError({
+            server,
+            reason: refusedRefresh(reason, e) ? "invalid_grant" : reason,
+            message: describeError(e)
+          })
+      })
 
     // DPoP: one key per client, made at first use (an unusable key option fails that use).
     const dpopSettings = options.dpop === undefined || options.dpop === false

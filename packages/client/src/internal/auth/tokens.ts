@@ -131,6 +131,15 @@ export interface Tokens {
    * a probe is written and read back before the user is sent anywhere or a client registered.
    */
   readonly checkStorage: Effect.Effect<void, AuthError>
+  /** The last discovery of the resource, and when it was made (epoch milliseconds). */
+  readonly loadDiscovery: Effect.Effect<{ readonly discovery: Discovery; readonly savedAt: number } | undefined>
+  /** Keeps a discovery for the clients that start later (best effort). */
+  readonly saveDiscovery: (discovery: Discovery, savedAt: number) => Effect.Effect<void>
+  /**
+   * Runs `effect` holding the storage's lock of this server's tokens, when the storage has locks
+   * (every process sharing it then waits its turn); as is otherwise.
+   */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | AuthError, R>
 }
 
 /** @internal */
@@ -186,16 +195,42 @@ export const make = (server: string, storage: OAuth.OAuthStorage, binding: Effec
     }
   })
 
+  const exclusive = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | AuthError, R> =>
+    storage.withLock === undefined ? effect : storage.withLock(`refresh:${server}`, Effect.either(effect)).pipe(
+      Effect.mapError((e) => new AuthError({ server, reason: "storage", message: e.message })),
+      Effect.flatten
+    )
+
+  const discoveryKey = `discovery:${server}`
+  const loadDiscovery = Effect.map(store.get(discoveryKey), (u) => {
+    if (!isRecord(u) || typeof u.savedAt !== "number" || typeof u.resource !== "string" || !isRecord(u.as)) {
+      return undefined
+    }
+    const as = u.as
+    if (typeof as.issuer !== "string" || typeof as.token_endpoint !== "string") return undefined
+    const discovery: Discovery = {
+      resource: u.resource,
+      resourceScopes: stringList(u.resourceScopes),
+      as: as as unknown as oauth.AuthorizationServer
+    }
+    return { discovery, savedAt: u.savedAt }
+  })
+  const saveDiscovery = (discovery: Discovery, savedAt: number) =>
+    Effect.ignore(storage.set(discoveryKey, { ...discovery, savedAt }))
+
   return {
     load,
     loadIssuer,
+    loadDiscovery,
+    saveDiscovery,
     save: (token) => Effect.zipRight(store.set(tokenKey, token), keep(token)),
     use: (token) => token === undefined ? store.remove(tokenKey) : store.set(tokenKey, token),
     keep,
     retire,
     loadClient: (issuer) => Effect.map(store.get(clientKey(issuer)), decodeClient),
     saveClient: (client) => store.set(clientKey(client.issuer), client),
-    checkStorage
+    checkStorage,
+    exclusive
   }
 }
 
