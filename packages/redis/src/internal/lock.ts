@@ -47,9 +47,9 @@ export const acquire = (client: Redis, key: string, options: LockOptions): Effec
     try: () => client.set(key, token, "PX", ttl, "NX"),
     catch: (e) => failure(key, e)
   }).pipe(Effect.flatMap((reply) => reply === "OK" ? Effect.succeed(token) : Effect.fail(new Busy())))
+  // The deadline is the schedule's: an acquisition runs uninterruptibly (acquireUseRelease).
   return attempt.pipe(
-    Effect.retry({ schedule: backoff, while: (e) => e instanceof Busy }),
-    Effect.timeoutFail({ duration: options.wait, onTimeout: () => new Busy() }),
+    Effect.retry({ schedule: Schedule.upTo(backoff, options.wait), while: (e) => e instanceof Busy }),
     Effect.catchIf((e): e is Busy => e instanceof Busy, () => Effect.fail(failure(key, "timed out; held by another")))
   )
 }
