@@ -61,10 +61,13 @@ export interface KeyValueStoreOptions {
   readonly prefix?: string | undefined
 }
 
-const quietly = (operation: string, key: string) =>
-<A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>): Effect.Effect<A | undefined> =>
-  Effect.catchAll(effect, (error) =>
-    Effect.as(Effect.logDebug(`cache store: ${operation} of ${key} failed (${error._tag})`), undefined))
+const quietly =
+  (operation: string, key: string) =>
+  <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>): Effect.Effect<A | undefined> =>
+    Effect.catchAll(
+      effect,
+      (error) => Effect.as(Effect.logDebug(`cache store: ${operation} of ${key} failed (${error._tag})`), undefined)
+    )
 
 /**
  * A `CacheStore` on a `KeyValueStore`, which has no expiry of its own: each value is kept with

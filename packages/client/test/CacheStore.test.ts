@@ -119,5 +119,7 @@ describe("results shared through a CacheStore", () => {
       yield* first.listTools()
       yield* second.listTools()
       assert.strictEqual(yield* toolLists(server), 1)
-    }).pipe(Effect.provide(CacheStore.layerKeyValueStore({ prefix: "x/" }).pipe(Layer.provide(KeyValueStore.layerMemory)))))
+    }).pipe(
+      Effect.provide(CacheStore.layerKeyValueStore({ prefix: "x/" }).pipe(Layer.provide(KeyValueStore.layerMemory)))
+    ))
 })

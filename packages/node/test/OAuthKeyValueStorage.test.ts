@@ -2,9 +2,9 @@
  * OAuth storage on `@effect/platform`'s `KeyValueStore`, with the memory and the file-system
  * layers: entries as JSON, removal, and a flow whose tokens a second client resumes.
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"

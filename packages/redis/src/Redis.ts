@@ -52,7 +52,9 @@ const Client = IORedis as unknown as new(target: string | RedisOptions, options?
  */
 export const make = (options: Options): Effect.Effect<IORedis, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })),
+    Effect.sync(() =>
+      typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })
+    ),
     (client) => Effect.promise(() => client.quit().then(() => undefined, () => client.disconnect()))
   )
 

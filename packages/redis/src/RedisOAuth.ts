@@ -72,11 +72,15 @@ export const makeStorage = (client: IORedis, options: StorageOptions = {}): OAut
       Effect.asVoid(
         Effect.tryPromise({ try: () => client.set(prefix + key, JSON.stringify(value)), catch: failure("set", key) })
       ),
-    remove: (key) => Effect.asVoid(Effect.tryPromise({ try: () => client.del(prefix + key), catch: failure("del", key) })),
+    remove: (key) =>
+      Effect.asVoid(Effect.tryPromise({ try: () => client.del(prefix + key), catch: failure("del", key) })),
     withLock: (key, effect) => {
       const lockKey = `${prefix}lock:${key}`
       return Effect.acquireUseRelease(
-        Effect.mapError(Lock.acquire(client, lockKey, lockOptions), (e) => new OAuth.OAuthStorageError({ message: e.message })),
+        Effect.mapError(
+          Lock.acquire(client, lockKey, lockOptions),
+          (e) => new OAuth.OAuthStorageError({ message: e.message })
+        ),
         () => effect,
         (token) => Lock.release(client, lockKey, token)
       )

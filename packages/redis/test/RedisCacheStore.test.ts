@@ -4,9 +4,9 @@
  * user B's private list, in one process or across processes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
+import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Redis from "@mcp-effect/redis/Redis"
 import * as RedisCacheStore from "@mcp-effect/redis/RedisCacheStore"
 import * as Effect from "effect/Effect"

@@ -28,7 +28,9 @@ describe("OAuth across processes sharing Redis", () => {
       const before = server.grants.length
       const racers = Array.from({ length: 3 }, () =>
         start("oauthProcess.mjs", [server.mcpUrl, redis.url, "silent", "--barrier"]))
-      yield* Effect.promise(() => Promise.all(racers.map((r) => r.printed("ready"))))
+      yield* Effect.promise(() =>
+        Promise.all(racers.map((r) => r.printed("ready")))
+      )
       for (const racer of racers) racer.go()
       const outcomes = yield* Effect.promise(() => Promise.all(racers.map((r) => r.done)))
       for (const outcome of outcomes) succeeded(outcome)

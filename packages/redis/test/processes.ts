@@ -9,7 +9,12 @@ const programs = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "progra
 export interface Outcome {
   readonly code: number | null
   readonly lines: ReadonlyArray<string>
-  readonly result: { readonly ok: boolean; readonly tag?: string; readonly message?: string; readonly [k: string]: unknown }
+  readonly result: {
+    readonly ok: boolean
+    readonly tag?: string
+    readonly message?: string
+    readonly [k: string]: unknown
+  }
   readonly stdout: string
   readonly stderr: string
 }

@@ -15,6 +15,12 @@ export interface UserServer {
   readonly lists: Map<string, number>
 }
 
+interface Message {
+  readonly id?: string | number
+  readonly method?: string
+  readonly params?: { readonly protocolVersion?: string }
+}
+
 const userOf = (req: Http.IncomingMessage): string => {
   const header = req.headers.authorization ?? ""
   return header.startsWith("Bearer ") ? `user-${header.slice(7)}` : "anonymous"
@@ -24,7 +30,7 @@ export const make = (scope: "public" | "private"): Effect.Effect<UserServer, nev
   Effect.acquireRelease(
     Effect.promise(() => {
       const lists = new Map<string, number>()
-      const answer = (user: string, message: Record<string, any>) => {
+      const answer = (user: string, message: Message) => {
         switch (message.method) {
           case "initialize":
             return {
@@ -51,7 +57,7 @@ export const make = (scope: "public" | "private"): Effect.Effect<UserServer, nev
         let body = ""
         req.on("data", (chunk: Buffer) => body += chunk.toString("utf8"))
         req.on("end", () => {
-          const message = JSON.parse(body) as Record<string, any>
+          const message = JSON.parse(body) as Message
           if (message.id === undefined) {
             res.writeHead(202).end()
             return

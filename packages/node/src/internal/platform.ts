@@ -8,8 +8,8 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { HttpClient as HttpClientTag } from "@effect/platform/HttpClient"
-import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as CacheStore from "@mcp-effect/client/CacheStore"
+import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as EraCache from "@mcp-effect/client/EraCache"
 import * as JsonSchema from "@mcp-effect/client/JsonSchema"
 import * as McpClient from "@mcp-effect/client/McpClient"

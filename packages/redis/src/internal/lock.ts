@@ -27,7 +27,8 @@ class Busy {
   readonly _tag = "Busy"
 }
 
-const failure = (key: string, e: unknown) => new Error(`redis lock ${key}: ${e instanceof Error ? e.message : String(e)}`)
+const failure = (key: string, e: unknown) =>
+  new Error(`redis lock ${key}: ${e instanceof Error ? e.message : String(e)}`)
 
 /** Backoff from 5 ms doubling to 200 ms, jittered so that waiters that started together spread out. */
 const backoff = Schedule.exponential("5 millis").pipe(

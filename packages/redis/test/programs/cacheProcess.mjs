@@ -13,7 +13,7 @@ try {
     headers: { authorization: `Bearer ${token}` },
     cacheStore: RedisCacheStore.make(redis),
     protocol: "legacy",
-    eraCache: false
+    eraCache: false,
   });
   const tools = await client.listTools();
   await client.close();

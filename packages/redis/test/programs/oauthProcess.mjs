@@ -20,8 +20,8 @@ if (mode === "hold-lock") {
   await Effect.runPromise(
     storage.withLock(
       `refresh:${url}`,
-      Effect.zipRight(Effect.sync(() => process.stdout.write("locked\n")), Effect.never)
-    )
+      Effect.zipRight(Effect.sync(() => process.stdout.write("locked\n")), Effect.never),
+    ),
   );
 }
 
@@ -43,7 +43,7 @@ if (flags.includes("--barrier")) {
 try {
   const client = await connect(url, {
     oauth: { storage, interactive: mode === "interactive", openBrowser: approve, printUrl: () => {}, refreshSkew: 1 },
-    eraCache: false
+    eraCache: false,
   });
   const tools = await client.listTools();
   await client.close();
