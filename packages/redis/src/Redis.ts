@@ -45,6 +45,32 @@ const defaults: RedisOptions = { maxRetriesPerRequest: 3, connectTimeout: 5_000 
 const Client = IORedis as unknown as new(target: string | RedisOptions, options?: RedisOptions) => IORedis
 
 /**
+ * A client for Promise code, which closes it itself (`await client.quit()`): `ioredis`'s `Redis`
+ * with the defaults of {@link Options}.
+ *
+ * @example
+ * ```ts
+ * import { connect } from "@mcp-effect/node"
+ * import * as Redis from "@mcp-effect/redis/Redis"
+ * import * as RedisCacheStore from "@mcp-effect/redis/RedisCacheStore"
+ * import * as RedisOAuth from "@mcp-effect/redis/RedisOAuth"
+ *
+ * const redis = Redis.makeClient("redis://127.0.0.1:6379")
+ * const client = await connect("https://mcp.example.com/mcp", {
+ *   oauth: { storage: RedisOAuth.makeStorage(redis) },
+ *   cacheStore: RedisCacheStore.make(redis)
+ * })
+ * await client.close()
+ * await redis.quit()
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeClient = (options: Options): IORedis =>
+  typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })
+
+/**
  * A client opened now and closed (`QUIT`) when the scope closes.
  *
  * @since 0.2.0

@@ -50,7 +50,7 @@ const failure = (operation: string, key: string) => (e: unknown) =>
 
 /**
  * The storage on `client`, which the host keeps open while the storage is used (Promise code:
- * `new Redis(url)` from `ioredis`). Values are JSON strings.
+ * `Redis.makeClient(url)`). Values are JSON strings.
  *
  * @since 0.2.0
  * @category constructors
