@@ -32,8 +32,11 @@ const onPath = (name: string): string | undefined =>
 
 let installed: string | undefined
 
-/** The path of `redis-server`, installed first when it is missing. */
-const redisServerBinary = (): string => {
+/**
+ * The path of `redis-server`, installed first when it is missing (the project's global setup
+ * calls it once, so that no test's timeout covers an install).
+ */
+export const redisServerBinary = (): string => {
   if (installed !== undefined) return installed
   const found = onPath("redis-server")
   if (found !== undefined) return installed = found
@@ -41,15 +44,24 @@ const redisServerBinary = (): string => {
     throw new Error(`redis-server is not installed and apt-get is not available: ${HOW_TO_INSTALL}`)
   }
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  const waitForLock = ["-o", "DPkg::Lock::Timeout=600"]
   const install = () =>
-    ChildProcess.spawnSync("apt-get", ["install", "-y", "-q", "--no-install-recommends", "redis-server"], {
+    // Test files run in parallel workers: each waits for another's install to release dpkg's lock.
+    ChildProcess.spawnSync("apt-get", [
+      ...waitForLock,
+      "install",
+      "-y",
+      "-q",
+      "--no-install-recommends",
+      "redis-server"
+    ], {
       env,
       encoding: "utf8"
     })
   let result = install()
   if (result.status !== 0) {
     // A machine that never fetched the package lists knows no redis-server yet.
-    ChildProcess.spawnSync("apt-get", ["update", "-q"], { env, encoding: "utf8" })
+    ChildProcess.spawnSync("apt-get", [...waitForLock, "update", "-q"], { env, encoding: "utf8" })
     result = install()
   }
   const after = onPath("redis-server") ?? (Fs.existsSync("/usr/bin/redis-server") ? "/usr/bin/redis-server" : undefined)
