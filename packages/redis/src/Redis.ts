@@ -29,16 +29,17 @@ import { Redis as IORedis, type RedisOptions } from "ioredis"
 export class Redis extends Context.Tag("@mcp-effect/redis/Redis")<Redis, IORedis>() {}
 
 /**
- * Where Redis is: a `redis://` (or `rediss://`) URL, or `ioredis` options. Commands give up after
- * a few reconnection attempts (`maxRetriesPerRequest: 3`) unless the options say otherwise, so
- * that a Redis that is down fails a storage call (and misses the cache) instead of hanging.
+ * Where Redis is: a `redis://` (or `rediss://`) URL, or `ioredis` options. Unless the options say
+ * otherwise, a command fails after 2 seconds without an answer (`commandTimeout: 2000`) or a few
+ * reconnection attempts (`maxRetriesPerRequest: 3`), so that a Redis that is down fails a storage
+ * call (and misses the cache) instead of holding a request.
  *
  * @since 0.2.0
  * @category models
  */
 export type Options = string | RedisOptions
 
-const defaults: RedisOptions = { maxRetriesPerRequest: 3, connectTimeout: 5_000 }
+const defaults: RedisOptions = { maxRetriesPerRequest: 3, connectTimeout: 5_000, commandTimeout: 2_000 }
 
 // ioredis's own option types disagree with each other under `exactOptionalPropertyTypes`
 // (`replyMapping`), so its constructor is taken with the signature its docs give.
@@ -67,8 +68,13 @@ const Client = IORedis as unknown as new(target: string | RedisOptions, options?
  * @since 0.2.0
  * @category constructors
  */
-export const makeClient = (options: Options): IORedis =>
-  typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })
+export const makeClient = (options: Options): IORedis => {
+  const client = typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })
+  // Connection failures reach the commands that needed the connection (a storage error, a cache
+  // miss); without a listener ioredis would also print each reconnection attempt's error.
+  client.on("error", () => {})
+  return client
+}
 
 /**
  * A client opened now and closed (`QUIT`) when the scope closes.
@@ -78,9 +84,7 @@ export const makeClient = (options: Options): IORedis =>
  */
 export const make = (options: Options): Effect.Effect<IORedis, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() =>
-      typeof options === "string" ? new Client(options, defaults) : new Client({ ...defaults, ...options })
-    ),
+    Effect.sync(() => makeClient(options)),
     (client) => Effect.promise(() => client.quit().then(() => undefined, () => client.disconnect()))
   )
 

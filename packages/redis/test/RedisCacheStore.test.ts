@@ -91,4 +91,17 @@ describe("RedisCacheStore", () => {
         assert.notInclude(key, "bob-token")
       }
     }))
+
+  it.scopedLive("a Redis that cannot be reached is a miss: the list comes from the server", () =>
+    Effect.gen(function*() {
+      const server = yield* UserServer.make("public")
+      // Nothing listens on port 1.
+      const store = RedisCacheStore.layer().pipe(Layer.provide(Redis.layer("redis://127.0.0.1:1")))
+      const tools = yield* Effect.flatMap(McpClient.McpClient, (client) => client.listTools()).pipe(
+        Effect.provide(clientLayer(server.url, "a")),
+        Effect.provide(store)
+      )
+      assert.deepStrictEqual(tools.map((tool) => tool.name), ["shared-tool"])
+      assert.strictEqual(server.lists.get("user-a"), 1)
+    }))
 })
