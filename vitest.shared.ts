@@ -16,7 +16,9 @@ export const shared: UserConfig = {
       { find: /^@mcp-effect\/testing$/, replacement: path.join(pkg("testing"), "index.ts") },
       { find: /^@mcp-effect\/testing\/(.*)$/, replacement: path.join(pkg("testing"), "$1.ts") },
       { find: /^@mcp-effect\/node$/, replacement: path.join(pkg("node"), "index.ts") },
-      { find: /^@mcp-effect\/node\/(.*)$/, replacement: path.join(pkg("node"), "$1.ts") }
+      { find: /^@mcp-effect\/node\/(.*)$/, replacement: path.join(pkg("node"), "$1.ts") },
+      { find: /^@mcp-effect\/redis$/, replacement: path.join(pkg("redis"), "index.ts") },
+      { find: /^@mcp-effect\/redis\/(.*)$/, replacement: path.join(pkg("redis"), "$1.ts") }
     ]
   },
   test: {

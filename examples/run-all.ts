@@ -76,6 +76,7 @@ export const examples: Array<Example> = [
     expect: ["client WARN: mcp-effect: logging is deprecated", "server log (demo, info): hello from the server"]
   },
   { name: "caching", expect: ["two listTools, tools/list requests: 1", "after clearCache, tools/list requests: 2"] },
+  { name: "shared-cache", expect: ["two connections listed tools, tools/list requests: 1"] },
   {
     name: "subscriptions",
     expect: ["notification: notifications/tools/list_changed", "notification: notifications/resources/updated"]

@@ -5,7 +5,7 @@
 //
 // Sources: every ```ts / ```typescript fence of README.md, docs/*.md and packages/*/README.md,
 // and every `@example` block of the published packages' public modules
-// (packages/{client,node,testing,cli,ai}/src/*.ts; a block without a fence is code as a whole).
+// (packages/{client,node,redis,testing,cli,ai}/src/*.ts; a block without a fence is code as a whole).
 //
 // Rules for examples:
 //   - Each example is a module of its own (ESM, top-level `await` allowed), written to a temporary
@@ -27,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import ts from "typescript"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const publicPackages = ["client", "node", "testing", "cli", "ai"]
+const publicPackages = ["client", "node", "redis", "testing", "cli", "ai"]
 const CHECKED = new Set(["ts", "typescript"])
 const NO_CHECK = "no-check"
 

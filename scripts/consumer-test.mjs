@@ -22,7 +22,7 @@ import { envFor, extraVersions, nodeBinary, unavailable } from "./nodes.mjs"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const sources = Path.join(root, "scripts", "consumer")
-const publicPackages = ["client", "node", "testing", "cli"]
+const publicPackages = ["client", "node", "redis", "testing", "cli"]
 const installDoc = Path.join(root, "docs", "install.md")
 const MARKER = "consumer-test"
 
@@ -192,7 +192,7 @@ const checkOneEffect = (dir, expected) => {
   return installed.version
 }
 
-const packageReadmes = ["client", "node", "testing", "cli", "ai"].map((name) =>
+const packageReadmes = ["client", "node", "redis", "testing", "cli", "ai"].map((name) =>
   Path.join(root, "packages", name, "README.md")
 )
 

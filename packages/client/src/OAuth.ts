@@ -34,6 +34,7 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -43,6 +44,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { CryptoKeyPair } from "oauth4webapi"
 import * as eager from "./internal/auth/eager.js"
+import * as keyValueStorage from "./internal/auth/keyValueStorage.js"
 import { TaggedError } from "./internal/taggedError.js"
 import type { AuthFailure, McpAuth } from "./McpAuth.js"
 
@@ -126,6 +128,57 @@ export const makeMemoryStorage: Effect.Effect<OAuthStorage> = Effect.map(
  * @category layers
  */
 export const layerMemoryStorage: Layer.Layer<OAuthStorage> = Layer.effect(OAuthStorage, makeMemoryStorage)
+
+/**
+ * Options of {@link makeKeyValueStorage}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface KeyValueStorageOptions {
+  /** Put before every key in the store (default `mcp-effect/oauth/`). */
+  readonly prefix?: string | undefined
+  /**
+   * The lock refreshes run under. Default: a semaphore per key within this process — a
+   * `KeyValueStore` cannot take a lock other processes see, so processes sharing a store (a
+   * directory, say) may each refresh; use `NodeOAuth`'s file storage or `@mcp-effect/redis`'s
+   * storage for one refresh across processes.
+   */
+  readonly withLock?: OAuthStorage["withLock"] | undefined
+}
+
+/**
+ * A storage on `@effect/platform`'s `KeyValueStore` (memory, a directory of files, a browser's
+ * `localStorage`, …): each entry a JSON string under its key, with a prefix.
+ *
+ * @example
+ * ```ts
+ * import * as KeyValueStore from "@effect/platform/KeyValueStore"
+ * import * as OAuth from "@mcp-effect/client/OAuth"
+ * import * as Layer from "effect/Layer"
+ *
+ * // Tokens and registrations as files in a directory (a `FileSystem` and `Path` are needed).
+ * const storage = OAuth.layerKeyValueStorage().pipe(Layer.provide(KeyValueStore.layerFileSystem("/var/lib/host/oauth")))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeKeyValueStorage: (
+  store: KeyValueStore.KeyValueStore,
+  options?: KeyValueStorageOptions
+) => OAuthStorage = keyValueStorage.make
+
+/**
+ * {@link makeKeyValueStorage} on the `KeyValueStore` in context.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerKeyValueStorage = (
+  options?: KeyValueStorageOptions
+): Layer.Layer<OAuthStorage, never, KeyValueStore.KeyValueStore> =>
+  Layer.effect(OAuthStorage, Effect.map(KeyValueStore.KeyValueStore, (store) => keyValueStorage.make(store, options)))
 
 /**
  * Credentials registered with an authorization server out of band. They are bound to that

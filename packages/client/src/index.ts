@@ -1,4 +1,8 @@
 /**
+ * @since 0.2.0
+ */
+export * as CacheStore from "./CacheStore.js"
+/**
  * @since 0.1.0
  */
 export * as ChildProcess from "./ChildProcess.js"

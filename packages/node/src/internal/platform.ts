@@ -8,6 +8,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { HttpClient as HttpClientTag } from "@effect/platform/HttpClient"
+import * as CacheStore from "@mcp-effect/client/CacheStore"
 import { ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import * as EraCache from "@mcp-effect/client/EraCache"
 import * as JsonSchema from "@mcp-effect/client/JsonSchema"
@@ -80,7 +81,8 @@ export const clientLayer = (
   dispatcher: "scoped" | "global",
   minimumLogLevel?: LogLevel.LogLevel,
   network?: NetworkOptions,
-  eraCache?: EraCache.Service
+  eraCache?: EraCache.Service,
+  cacheStore?: CacheStore.Service
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.scoped(
     McpClient.McpClient,
@@ -91,7 +93,10 @@ export const clientLayer = (
       Effect.flatMap(context(dispatcher, network), (services) =>
         Effect.provide(
           McpClient.make(options),
-          eraCache === undefined ? services : Context.add(services, EraCache.EraCache, eraCache)
+          withOptional(withOptional(services, EraCache.EraCache, eraCache), CacheStore.CacheStore, cacheStore)
         ))
     )
   )
+
+const withOptional = <S, I, A>(services: Context.Context<S>, tag: Context.Tag<I, A>, value: A | undefined) =>
+  value === undefined ? services : Context.add(services, tag, value)

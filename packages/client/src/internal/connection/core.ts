@@ -13,7 +13,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import { CacheStore } from "../../CacheStore.js"
 import * as Handlers from "../../Handlers.js"
 import type { CapabilityError, ConnectError, InputRequiredError, RequestError } from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
@@ -32,6 +34,7 @@ import * as ToolFilter from "../toolFilter.js"
 import * as Tracing from "../tracing.js"
 import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
+import * as SharedResults from "./sharedResults.js"
 import * as State from "./state.js"
 
 /** One opened session: its scope (closed on reopen), its peer and what its opening exchange established. */
@@ -88,6 +91,8 @@ export interface Shared {
   readonly clock: Clock.Clock
   /** The one result cache of the connection: lists and reads. */
   readonly cache: ResultCache.ResultCache
+  /** The results shared with other connections through the host's `CacheStore`, if it gave one. */
+  readonly shared: SharedResults.SharedResults | undefined
   /** The open listen requests by id: the subscriptions register them, the router reads them. */
   readonly listens: Map<number, Listen>
   /** Spans and metrics, decided once per connection (`tracing.ts`); `undefined`: none. */
@@ -153,9 +158,10 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
       Effect.clock,
       Tracing.make(config.name, options, config.propagateTraceContext),
       FiberRef.get(FiberRef.currentMinimumLogLevel),
-      State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state)))
+      State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state))),
+      Effect.serviceOption(CacheStore)
     ]),
-    ([clock, tracing, minimumLogLevel, state]) => {
+    ([clock, tracing, minimumLogLevel, state, cacheStore]) => {
       // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
       // gets a hidden class of its own, or a dictionary, per connection.
       const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
@@ -199,6 +205,10 @@ export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect
         logLevel: { current: undefined },
         clock,
         cache: ResultCache.make(),
+        // Shared under what names the server wherever it runs (its URL, its command line).
+        shared: Option.isSome(cacheStore)
+          ? SharedResults.make(cacheStore.value, config.eraCacheKey ?? `name ${config.name}`)
+          : undefined,
         listens: new Map(),
         tracing,
         debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),

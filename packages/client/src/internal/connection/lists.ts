@@ -14,6 +14,7 @@ import * as CacheHints from "../cacheHints.js"
 import type { Core, Params, Session } from "./core.js"
 import * as Decode from "./decode.js"
 import * as ResultCache from "./resultCache.js"
+import * as SharedResults from "./sharedResults.js"
 
 /** What lists and reads use of the core. @internal */
 export type Needs = Pick<
@@ -21,6 +22,7 @@ export type Needs = Pick<
   | "server"
   | "maxPages"
   | "cache"
+  | "shared"
   | "hostMeta"
   | "logLevel"
   | "session"
@@ -44,23 +46,32 @@ export const listKeys: Record<ListKey, string> = {
 /** The cache key of a read. @internal */
 export const readKey = (uri: string) => `resources/read ${uri}`
 
-/** Drops what a change notification says is stale (the router calls this before any listener). @internal */
-export const invalidate = (cache: ResultCache.ResultCache, method: string, params: Params): void => {
+/** The cache keys a change notification says are stale. @internal */
+export const staleKeys = (method: string, params: Params): ReadonlyArray<string> => {
   switch (method) {
     case "notifications/tools/list_changed":
-      cache.delete(listKeys.tools)
-      break
+      return [listKeys.tools]
     case "notifications/prompts/list_changed":
-      cache.delete(listKeys.prompts)
-      break
+      return [listKeys.prompts]
     case "notifications/resources/list_changed":
-      cache.delete(listKeys.resources)
-      cache.delete(listKeys.resourceTemplates)
-      break
+      return [listKeys.resources, listKeys.resourceTemplates]
     case "notifications/resources/updated":
-      if (typeof params?.uri === "string") cache.delete(readKey(params.uri))
-      break
+      return typeof params?.uri === "string" ? [readKey(params.uri)] : []
+    default:
+      return []
   }
+}
+
+/**
+ * Drops what a change notification says is stale from the connection's cache (the router calls
+ * this before any listener); the keys dropped.
+ *
+ * @internal
+ */
+export const invalidate = (cache: ResultCache.ResultCache, method: string, params: Params): ReadonlyArray<string> => {
+  const keys = staleKeys(method, params)
+  for (const key of keys) cache.delete(key)
+  return keys
 }
 
 /** The context cached results are bound to: effective `_meta` and the credential. */
@@ -92,7 +103,7 @@ export const cached = <A>(
     era: "legacy" | "modern"
   ) => Effect.Effect<Fetched<A>, ConnectError | InputRequiredError>
 ): Effect.Effect<A, ConnectError | InputRequiredError> => {
-  const { cache, server } = core
+  const { cache, server, shared } = core
   return Effect.flatMap(
     core.session,
     (s) =>
@@ -103,29 +114,56 @@ export const cached = <A>(
           if (hit !== undefined) {
             return Effect.succeed(hit as A)
           }
-          let sent = context.authorization
-          return fetch((sha256) => (sent = sha256), s.negotiated.era).pipe(
-            Effect.tap(({ hints, value }) =>
-              Effect.sync(() =>
-                hints === undefined
-                  ? cache.delete(key)
-                  : cache.set(key, value, hints, { meta: context.meta, authorization: sent }, now)
+          const fromStore = reuse && shared !== undefined
+            ? Effect.map(shared.lookup(key, context), (entry) => adopt(cache, key, entry, context, now))
+            : Effect.succeed(undefined)
+          return Effect.flatMap(fromStore, (found) => {
+            if (found !== undefined) return Effect.succeed(found as A)
+            let sent = context.authorization
+            return fetch((sha256) => (sent = sha256), s.negotiated.era).pipe(
+              Effect.tap(({ hints, value }) => {
+                if (hints === undefined) return Effect.sync(() => cache.delete(key))
+                const bound = { meta: context.meta, authorization: sent }
+                cache.set(key, value, hints, bound, now)
+                return shared === undefined
+                  ? Effect.void
+                  : shared.store(key, { value, receivedAt: now, ttlMs: hints.ttlMs, scope: hints.scope }, bound)
+              }),
+              Effect.map(({ value }) => value),
+              Effect.catchIf(
+                (error) =>
+                  reuse && core.isHttp() &&
+                  (error._tag === "TransientServerError" || error._tag === "ConnectionError") &&
+                  cache.any(key, context) !== undefined,
+                (error) =>
+                  Effect.as(
+                    Effect.logWarning(`${server}: serving a stale ${key} after ${error._tag}`),
+                    cache.any(key, context) as A
+                  )
               )
-            ),
-            Effect.map(({ value }) => value),
-            Effect.catchIf(
-              (error) =>
-                reuse && core.isHttp() && (error._tag === "TransientServerError" || error._tag === "ConnectionError") &&
-                cache.any(key, context) !== undefined,
-              (error) =>
-                Effect.as(
-                  Effect.logWarning(`${server}: serving a stale ${key} after ${error._tag}`),
-                  cache.any(key, context) as A
-                )
             )
-          )
+          })
         }))
   )
+}
+
+/**
+ * Takes an entry another connection shared into the connection's own cache (a stale one too, for
+ * serving stale on a failure, unless the own copy is newer); the value when it is fresh.
+ */
+const adopt = (
+  cache: ResultCache.ResultCache,
+  key: string,
+  entry: SharedResults.Stored | undefined,
+  context: ResultCache.CacheContext,
+  now: number
+): unknown => {
+  if (entry === undefined) return undefined
+  const fresh = SharedResults.isFresh(entry, now)
+  if (fresh || cache.any(key, context) === undefined) {
+    cache.set(key, entry.value, { ttlMs: entry.ttlMs, scope: entry.scope }, context, entry.receivedAt)
+  }
+  return fresh ? entry.value : undefined
 }
 
 /**
@@ -253,6 +291,10 @@ export const make = (core: Needs): Pick<
           now
         )
     ),
-  // Also drops the discovery: the next capability check re-fetches it.
-  clearCache: Effect.sync(() => core.cache.clear())
+  // Also drops the discovery: the next capability check re-fetches it; and what this connection
+  // shared, so that the next call re-fetches.
+  clearCache: Effect.zipRight(
+    Effect.sync(() => core.cache.clear()),
+    core.shared === undefined ? Effect.void : core.shared.forgetAll
+  )
 })

@@ -56,7 +56,11 @@ const matches = (entry: Entry, context: CacheContext) =>
   entry.context.meta === context.meta &&
   (entry.scope === "public" || entry.context.authorization === context.authorization)
 
-const isFresh = (entry: Entry, now: number) => entry.ttlMs === undefined || now < entry.receivedAt + entry.ttlMs
+/** The longest a `ttlMs` is honoured: a day (`CacheStore.MAX_TTL`). */
+const MAX_TTL_MS = 24 * 60 * 60 * 1000
+
+const isFresh = (entry: Entry, now: number) =>
+  entry.ttlMs === undefined || now < entry.receivedAt + Math.min(entry.ttlMs, MAX_TTL_MS)
 
 /** @internal */
 export const make = (): ResultCache => {

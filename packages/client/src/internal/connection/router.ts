@@ -23,12 +23,12 @@ export interface Router {
 
 /** @internal */
 /** What the router reads: the caches it invalidates and the subscriptions it feeds. @internal */
-export type Needs = Pick<Shared, "server" | "options" | "cache" | "listens">
+export type Needs = Pick<Shared, "server" | "options" | "cache" | "shared" | "listens">
 
 /** @internal */
 export const make = (core: Needs): Effect.Effect<Router> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
-    const { cache, listens, options, server } = core
+    const { cache, listens, options, server, shared } = core
     const runFork = Runtime.runFork(runtime)
 
     // The client's own bookkeeping (caches) runs before the host's listeners, so a listener that
@@ -53,7 +53,9 @@ export const make = (core: Needs): Effect.Effect<Router> =>
         runFork(Effect.logDebug(line))
       }
       // 2. Cache invalidation.
-      Lists.invalidate(cache, method, params)
+      const stale = Lists.invalidate(cache, method, params)
+      // Other connections sharing the store learn it from the store.
+      if (shared !== undefined && stale.length > 0) runFork(Effect.forEach(stale, shared.forget, { discard: true }))
       // 3. The subscription's own consumer (queued: it never runs here), 4. host listeners.
       if (subscription !== undefined && method !== "notifications/subscriptions/acknowledged") {
         subscription.queue.offer(method, params)

@@ -74,7 +74,7 @@ interface UnsafeDeps {
   readonly tasksDeclared: boolean
   readonly knownDefinition: (name: string) => { readonly tool: McpSchema.Tool | undefined } | undefined
   readonly refusalOf: (tool: McpSchema.Tool | undefined) => ValidationError | undefined
-  readonly forgetTools: () => void
+  readonly forgetTools: Effect.Effect<void>
   readonly lookup: (
     name: string,
     args: Record<string, unknown> | undefined,
@@ -105,7 +105,7 @@ const unsafeCallToolWith = (d: UnsafeDeps): UnsafeCallTool => (name, args, reque
   let tool = known.tool
   const era = d.era()
   const refresh = () =>
-    Effect.zipRight(Effect.sync(d.forgetTools), d.lookup(name, args, requestOptions, (refreshed) => (tool = refreshed)))
+    Effect.zipRight(d.forgetTools, d.lookup(name, args, requestOptions, (refreshed) => (tool = refreshed)))
   const request = Object.assign(d.requestOf(name, args, requestOptions, tool), { refresh })
   return d.now(request, (outcome) => {
     if (outcome._tag === "Continue") {
@@ -340,14 +340,18 @@ export const make = (core: Needs): ToolMethods => {
         ? requestFor(known.tool)
         : Effect.flatMap(listTools(), (tools) => requestFor(findTool(tools, name)))
     })
-    const refresh = () => Effect.zipRight(Effect.sync(forgetTools), find)
+    const refresh = () => Effect.zipRight(forgetTools, find)
     return find
   }
 
-  const forgetTools = () => {
-    core.cache.delete(Lists.listKeys.tools)
-    knownTools = undefined
-  }
+  // A stale definition: the shared copy (another connection's, maybe) is as stale as the own.
+  const forgetTools = Effect.zipRight(
+    Effect.sync(() => {
+      core.cache.delete(Lists.listKeys.tools)
+      knownTools = undefined
+    }),
+    core.shared?.forget(Lists.listKeys.tools) ?? Effect.void
+  )
 
   /** A result of text blocks with nothing to validate: its own decoding, no effect needed. */
   const isPlainResult = (raw: unknown, tool: McpSchema.Tool | undefined): raw is McpSchema.CallToolResult =>

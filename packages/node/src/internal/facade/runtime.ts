@@ -69,7 +69,8 @@ export const build = async (
       "global",
       LogLevel.fromLiteral(options.logLevel ?? "Warning"),
       networkOf(options),
-      eraCacheOf(options)
+      eraCacheOf(options),
+      options.cacheStore
     )
   )
   // The layer built into a runtime held by a scope of the facade's own: a `ManagedRuntime`

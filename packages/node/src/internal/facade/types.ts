@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type * as CacheStore from "@mcp-effect/client/CacheStore"
 import type { ConnectionState } from "@mcp-effect/client/ConnectionState"
 import type * as ConnectionStateModule from "@mcp-effect/client/ConnectionState"
 import type * as Handlers from "@mcp-effect/client/Handlers"
@@ -99,6 +100,12 @@ export interface ConnectOptions extends Omit<Target.TargetOptions, "name">, Netw
    * `NodeEraCache.defaultPath()`, beside the OAuth tokens), or `false` to probe on every connect.
    */
   readonly eraCache?: string | false | undefined
+  /**
+   * Where cached lists and reads are shared with other clients (other `connect()` calls, other
+   * processes): e.g. `RedisCacheStore.make(redis)` of `@mcp-effect/redis`. Default: each
+   * connection caches in its own memory. See `CacheStore` in `@mcp-effect/client`.
+   */
+  readonly cacheStore?: CacheStore.Service | undefined
   /** Host `_meta` merged into every 2026-07-28 request (a value or a function called per request). */
   readonly requestMeta?: Record<string, unknown> | (() => Record<string, unknown>) | undefined
   /**
