@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { assert, describe, it } from "@effect/vitest"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError, InputRequiredError, ServerError, ServerNotFoundError } from "@mcp-effect/client/McpError"
 import * as Resume from "@mcp-effect/client/Resume"
@@ -66,7 +66,10 @@ describe("Resume: tasks", () => {
         assert.strictEqual(loaded.kind, "task")
         const result = yield* next.resumeTask(loaded as Resume.SavedTask)
         assert.strictEqual(text(result), "done {\"n\":7}")
-        assert.isAbove((yield* server.requests("tasks/get")).length + (yield* server.requests("tasks/result")).length, 0)
+        assert.isAbove(
+          (yield* server.requests("tasks/get")).length + (yield* server.requests("tasks/result")).length,
+          0
+        )
       }))
   }
 
@@ -76,7 +79,9 @@ describe("Resume: tasks", () => {
         handlers: { elicitation: () => Effect.succeed({ sure: true }) }
       })
       const saved = Resume.fromTask(yield* first.callToolAsTask("confirm", { what: "deploy" }))
-      const result = yield* next.resumeTask(yield* throughStore(saved) as Resume.SavedTask)
+      const loaded = yield* throughStore(saved)
+      assert.strictEqual(loaded.kind, "task")
+      const result = yield* next.resumeTask(loaded as Resume.SavedTask)
       assert.include(text(result), "confirmed deploy")
       assert.strictEqual((yield* server.requests("tasks/update")).length, 1)
     }))

@@ -146,10 +146,12 @@ describe("resume after a restart: the dual-era SDK v2 peer (its own process)", (
   it("confirm_delete: the HMAC-protected requestState saved by a killed host is accepted from the next one", async () => {
     const { stop, url } = await startPeer()
     try {
-      for (const [answers, expected] of [
-        [undefined, "User confirmed: deleted /tmp/x"],
-        ["{\"confirm\":{\"action\":\"decline\"}}", "User chose decline; /tmp/x was not deleted"]
-      ] as const) {
+      for (
+        const [answers, expected] of [
+          [undefined, "User confirmed: deleted /tmp/x"],
+          ["{\"confirm\":{\"action\":\"decline\"}}", "User chose decline; /tmp/x was not deleted"]
+        ] as const
+      ) {
         const dir = storeDir()
         const saved = await startAndKill(["start-input", url, dir, "confirm_delete", "{\"path\":\"/tmp/x\"}"])
         assert.strictEqual(saved.method, "tools/call")
