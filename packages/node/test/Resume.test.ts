@@ -61,29 +61,31 @@ const assertNoSecrets = (saved: Record<string, unknown>) =>
   assert.notMatch(JSON.stringify(saved), /authorization|bearer|access_token|refresh_token|client_secret/i)
 
 describe("resume after a restart: the fake server", () => {
-  it.scopedLive("a task outlives the host that started it; a new process resumes it to its result", () =>
-    Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const report = FakeServer.tool(
-        "report",
-        (args) => Effect.as(Deferred.await(gate), `report on ${String(args.topic)}`),
-        { execution: { taskSupport: "optional" } }
-      )
-      const server = yield* FakeHttpServer.make({ definition: { tools: [report], tasks: {}, era: "dual" } })
-      const dir = storeDir()
-      const saved = yield* Effect.promise(() =>
-        startAndKill(["start-task", server.mcpUrl, dir, "report", "{\"topic\":\"tides\"}"])
-      )
-      assert.strictEqual(saved.kind, "task")
-      assert.strictEqual(saved.status, "working")
-      assert.strictEqual(saved.era, "modern")
-      assertNoSecrets(saved)
-      // Only now, with its host dead, may the task finish.
-      yield* Deferred.succeed(gate, undefined)
-      const result = yield* Effect.promise(() => resume([server.mcpUrl, dir]))
-      assert.strictEqual(result.content[0]!.text, "report on tides")
-      assert.deepStrictEqual(fs.readdirSync(dir), [], "the successor forgets what it finished")
-    }))
+  for (const era of ["dual", "legacy"] as const) {
+    it.scopedLive(`${era}: a task outlives the host that started it; a new process resumes it to its result`, () =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        const report = FakeServer.tool(
+          "report",
+          (args) => Effect.as(Deferred.await(gate), `report on ${String(args.topic)}`),
+          { execution: { taskSupport: "optional" } }
+        )
+        const server = yield* FakeHttpServer.make({ definition: { tools: [report], tasks: {}, era } })
+        const dir = storeDir()
+        const saved = yield* Effect.promise(() =>
+          startAndKill(["start-task", server.mcpUrl, dir, "report", "{\"topic\":\"tides\"}"])
+        )
+        assert.strictEqual(saved.kind, "task")
+        assert.strictEqual(saved.status, "working")
+        assert.strictEqual(saved.era, era === "dual" ? "modern" : "legacy")
+        assertNoSecrets(saved)
+        // Only now, with its host dead, may the task finish.
+        yield* Deferred.succeed(gate, undefined)
+        const result = yield* Effect.promise(() => resume([server.mcpUrl, dir]))
+        assert.strictEqual(result.content[0]!.text, "report on tides")
+        assert.deepStrictEqual(fs.readdirSync(dir), [], "the successor forgets what it finished")
+      }))
+  }
 
   it.scopedLive("an input_required round saved by a dying host is answered by the next one", () =>
     Effect.gen(function*() {
