@@ -4,7 +4,7 @@
  * killed with SIGKILL; a second process loads it and finishes the call. The servers outlive both:
  * the fake server runs in this test process, the dual-era SDK v2 peer in a process of its own.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import * as FakeServer from "@mcp-effect/testing/FakeServer"
 import * as Deferred from "effect/Deferred"
@@ -54,11 +54,22 @@ const resume = async (args: ReadonlyArray<string>) => {
   return JSON.parse(line.slice("result ".length)) as { content: ReadonlyArray<{ text: string }> }
 }
 
-const storeDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-resume-"))
+const dirs: Array<string> = []
+const storeDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-resume-"))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true })
+})
 
-/** Nothing in a saved form looks like a credential. */
+/** Nothing in a saved form is, or looks like, a credential (the first host sent a bearer token). */
 const assertNoSecrets = (saved: Record<string, unknown>) =>
-  assert.notMatch(JSON.stringify(saved), /authorization|bearer|access_token|refresh_token|client_secret/i)
+  assert.notMatch(
+    JSON.stringify(saved),
+    /resume-test-secret|authorization|bearer|access_token|refresh_token|client_secret/i
+  )
 
 describe("resume after a restart: the fake server", () => {
   for (const era of ["dual", "legacy"] as const) {
@@ -137,6 +148,7 @@ describe("resume after a restart: the dual-era SDK v2 peer (its own process)", (
       const saved = await startAndKill(["start-task", url, dir, "long_job", "{\"job\":\"nightly\"}"])
       assert.strictEqual(saved.era, "modern")
       assert.strictEqual((saved.tool as { name: string }).name, "long_job")
+      assertNoSecrets(saved)
       const result = await resume([url, dir])
       assert.include(result.content[0]!.text, "nightly")
       assert.notInclude(result.content[0]!.text, "not run")
@@ -158,6 +170,7 @@ describe("resume after a restart: the dual-era SDK v2 peer (its own process)", (
         const saved = await startAndKill(["start-input", url, dir, "confirm_delete", "{\"path\":\"/tmp/x\"}"])
         assert.strictEqual(saved.method, "tools/call")
         assert.isString(saved.requestState)
+        assertNoSecrets(saved)
         const result = await resume([url, dir, ...(answers === undefined ? [] : [answers])])
         assert.strictEqual(result.content[0]!.text, expected)
       }
