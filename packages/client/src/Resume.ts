@@ -129,9 +129,13 @@ export const toTask = (saved: SavedTask): Task =>
     tool: saved.tool
   })
 
+/** The requests a server may answer with `input_required` (DIGEST §5). */
+const ROUND_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"])
+
 /**
  * The saved form of the round an `InputRequiredError` stopped at. Throws `ConfigError` when the
- * error is not resumable (a malformed round cannot be answered by anyone).
+ * error is not resumable (a malformed round cannot be answered by anyone), or when it is a
+ * task's (`tasks/update`): save the task instead (`fromTask`); `resumeTask` asks the handlers.
  *
  * @since 0.2.0
  * @category constructors
@@ -139,6 +143,11 @@ export const toTask = (saved: SavedTask): Task =>
 export const fromInputRequired = (error: InputRequiredError): SavedInputRequired => {
   if (!error.resumable) {
     throw new ConfigError({ message: `${error.method} on ${error.server} cannot be resumed: ${error.reason}` })
+  }
+  if (!ROUND_METHODS.has(error.method)) {
+    throw new ConfigError({
+      message: `${error.method} on ${error.server}: a task's input request; save the task (Resume.fromTask) instead`
+    })
   }
   const params = typeof error.params === "object" && error.params !== null && !Array.isArray(error.params)
     ? error.params as Record<string, unknown>

@@ -145,7 +145,7 @@ describe("Resume: input_required", () => {
       )
     }))
 
-  it.effect("a round that cannot be resumed is refused when saved", () =>
+  it.effect("a round that cannot be resumed, or a task's, is refused when saved", () =>
     Effect.sync(() => {
       const error = new InputRequiredError({
         server: "s",
@@ -156,5 +156,14 @@ describe("Resume: input_required", () => {
         reason: "malformed inputRequests"
       })
       assert.throws(() => Resume.fromInputRequired(error), /cannot be resumed/)
+      const ofTask = new InputRequiredError({
+        server: "s",
+        method: "tasks/update",
+        params: { taskId: "t" },
+        inputRequests: {},
+        resumable: true,
+        reason: "no handler for elicitation/create"
+      })
+      assert.throws(() => Resume.fromInputRequired(ofTask), /save the task/)
     }))
 })
