@@ -66,6 +66,7 @@ export const examples: Array<Example> = [
   { name: "fake-server", expect: ["first call: ServerError", "the server saw 2 calls"] },
   { name: "config-file", expect: ["configured servers: demo", "demo://readme →"] },
   { name: "tasks", expect: [/started task-\S+ on jobs/, "completed:"] },
+  { name: "resume", expect: [/saved: \S+ \(working\), and a InputRequiredError/, "task resumed:", "round resumed:"] },
   { name: "effect-ai-toolkit", expect: ["model sees tools:", "answer: 2 + 40 = 42"] },
   { name: "ai-sdk-tools", expect: ["step called add", "answer: 2 + 40 = 42"] },
   { name: "elicitation", expect: ["elicitation: the server asks \"Which date?\"", "result: booked for 2026-08-01"] },

@@ -327,7 +327,8 @@ export type Routed<Routes> = {
  * the tool (`ToolNotFoundError`, `AmbiguousToolError`); a prompt, a completion of a prompt
  * argument or a resource to the server that lists it, else to the first one; a task operation
  * to the task handle's own server (a bare id needs `server` unless there is a single server);
- * `resumeInputRequired` to the server that sent the error; `ping` to every server;
+ * `resumeInputRequired` to the server that sent the error, `resumeTask` to the server its saved
+ * form names (`Resume`); `ping` to every server;
  * `setLogLevel` to every server that declares `logging`; `listTasks` (2025-11-25) to every
  * server that declares `tasks.list`.
  *

@@ -29,6 +29,7 @@ import type {
 import type * as McpSchema from "./McpSchema.js"
 import type { Negotiated, ProtocolMode } from "./Protocol.js"
 import type { ResultLimits, ResultStore } from "./ResultLimits.js"
+import type * as Resume from "./Resume.js"
 import type { Progress } from "./RpcPeer.js"
 import type { TransportKind } from "./ServerConfig.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -370,6 +371,18 @@ export interface ServerConnection {
     task: Task.Task | string,
     options?: { readonly timeout?: Duration.DurationInput | undefined }
   ) => Effect.Effect<Task.Task, TaskError | InputRequiredError | ValidationError>
+  /**
+   * Re-attaches to a task another client (or an earlier process) started, from its saved form
+   * (`Resume.fromTask`) or its handle: waits as `waitForTask` does (input requests answered
+   * through the handlers, `timeout` bounding the whole wait), then answers like `callTool` — the
+   * result, validated against the saved tool definition; a failed or cancelled task is a
+   * `ServerError` carrying `taskId` and status, a task the server no longer knows is the
+   * server's error (`-32602` by the tasks extension). Added in 0.2.0.
+   */
+  readonly resumeTask: (
+    saved: Resume.SavedTask | Task.Task,
+    options?: { readonly timeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<McpSchema.CallToolResult, TaskError | InputRequiredError | ValidationError>
   /** `tasks/cancel` (cooperative: the returned state may still be `working`). */
   readonly cancelTask: (
     task: Task.Task | string,
@@ -420,10 +433,16 @@ export interface ServerConnection {
    * (`notifications/roots/list_changed`); nothing on 2026-07-28 or plain HTTP.
    */
   readonly notifyRootsChanged: Effect.Effect<void>
-  /** Continues an `input_required` request the client stopped, with the host's answers. */
+  /**
+   * Continues an `input_required` request the client stopped, from the error or its saved form
+   * (`Resume.fromInputRequired`, possibly in another process): the original request is sent
+   * again with a new id, the answers and the `requestState` echoed exactly. Without
+   * `inputResponses` (added in 0.2.0) the pending input requests are put to the handlers first.
+   * Later rounds go on as usual. Resolves with the raw result.
+   */
   readonly resumeInputRequired: (
-    error: InputRequiredError,
-    inputResponses: Record<string, unknown>
+    error: InputRequiredError | Resume.SavedInputRequired,
+    inputResponses?: Record<string, unknown>
   ) => Effect.Effect<unknown, ConnectError | InputRequiredError>
   readonly listPrompts: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<McpSchema.Prompt>, ConnectError>
   readonly getPrompt: (

@@ -43,6 +43,10 @@ export * as Protocol from "./Protocol.js"
  */
 export * as ResultLimits from "./ResultLimits.js"
 /**
+ * @since 0.2.0
+ */
+export * as Resume from "./Resume.js"
+/**
  * @since 0.1.0
  */
 export * as RpcPeer from "./RpcPeer.js"

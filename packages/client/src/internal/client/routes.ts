@@ -164,6 +164,12 @@ export const routes = {
   getTask: byTask(1),
   getTaskResult: byTask(1),
   waitForTask: byTask(1),
+  // A saved task names its server; the server it names is the one asked (not `{ server }`).
+  resumeTask: route(
+    "to one",
+    1,
+    (router, _, args, call) => Effect.flatMap(router.server((args[0] as { readonly server: string }).server), call)
+  ),
   cancelTask: byTask(1),
   updateTask: byTask(2),
   listTasks: route(
@@ -182,9 +188,11 @@ export const routes = {
   unsubscribeResource: byResource(1),
   setLogLevel: toEvery(1, declares("logging")),
   listen: toOnly(1),
+  // The error (or its saved form) names its server. The optional answers look like options to
+  // the types (`OptionsIndex`): the row says so, and the route ignores a `server` among them.
   resumeInputRequired: route(
     "to one",
-    -1,
+    1,
     (router, _, args, call) => Effect.flatMap(router.server((args[0] as { readonly server: string }).server), call)
   )
 }

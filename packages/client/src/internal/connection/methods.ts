@@ -155,11 +155,20 @@ export const make = (core: Needs): Methods => {
       ) return Effect.void
       return Effect.ignore(s.peer.notify("notifications/roots/list_changed"))
     }),
-    resumeInputRequired: (error, inputResponses) =>
-      core.withInput({
-        method: error.method,
-        params: Predicate.isRecord(error.params) ? error.params : {},
-        resume: { inputResponses, requestState: error.requestState }
+    // From the error or its saved form (another process, perhaps): without answers the pending
+    // round is put to the handlers first, as if it had just arrived.
+    resumeInputRequired: (pending, inputResponses) => {
+      const params = Predicate.isRecord(pending.params) ? pending.params : {}
+      return core.withInput({
+        method: pending.method,
+        params,
+        headers: nameHeader(pending.method, params),
+        resume: {
+          inputResponses,
+          inputRequests: Predicate.isRecord(pending.inputRequests) ? pending.inputRequests : undefined,
+          requestState: pending.requestState
+        }
       })
+    }
   }
 }

@@ -6,7 +6,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
+import * as Resume from "../../Resume.js"
 import type { ServerConnection } from "../../ServerConnection.js"
+import { Task } from "../../Task.js"
 import * as Tasks from "../tasks/tasks.js"
 import type { Core } from "./core.js"
 import * as Decode from "./decode.js"
@@ -53,12 +55,14 @@ export const make = (core: Needs, validation: ReturnType<typeof Validation.make>
 
   const methods: Pick<
     ServerConnection,
-    "getTask" | "getTaskResult" | "waitForTask" | "cancelTask" | "updateTask" | "listTasks"
+    "getTask" | "getTaskResult" | "waitForTask" | "resumeTask" | "cancelTask" | "updateTask" | "listTasks"
   > = {
     getTask: (task, requestOptions) => tasks().get(task, requestOptions),
     getTaskResult: (task, requestOptions) => tasks().result(task, requestOptions),
     waitForTask: (task, waitOptions) =>
       tasks().wait(task, { ...waitOptions, waitTimeout: waitOptions?.timeout, timeout: undefined }),
+    resumeTask: (saved, waitOptions) =>
+      tasks().resume(saved instanceof Task ? saved : Resume.toTask(saved), { waitTimeout: waitOptions?.timeout }),
     cancelTask: (task, requestOptions) => tasks().cancel(task, requestOptions),
     updateTask: (task, inputResponses, requestOptions) => tasks().update(task, inputResponses, requestOptions),
     listTasks: (requestOptions) => tasks().list(core.maxPages, requestOptions)

@@ -191,6 +191,7 @@ export type ToolMethods = Pick<
   | "getTask"
   | "getTaskResult"
   | "waitForTask"
+  | "resumeTask"
   | "cancelTask"
   | "updateTask"
   | "listTasks"

@@ -149,7 +149,7 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
   // The first round carries the answers it resumes from, if any.
   const withResume = (request: OutgoingRequest): OutgoingRequest => {
     const resume = request.resume
-    if (resume === undefined) return request
+    if (resume?.inputResponses === undefined) return request
     return Object.assign({}, request, {
       params: {
         ...request.params,
@@ -165,12 +165,22 @@ export const inputRounds = (settings: Settings): Step<never, InputRequiredError>
       (request) =>
         Effect.suspend(() => {
           const startedAt = clock.unsafeCurrentTimeMillis()
+          const resume = request.resume
+          // A saved round resumed without answers: answered here first, as if it just arrived.
+          if (resume !== undefined && resume.inputResponses === undefined) {
+            return from(next, request, startedAt, 1, true, {
+              resultType: "input_required",
+              ...(resume.inputRequests === undefined ? {} : { inputRequests: resume.inputRequests }),
+              ...(resume.requestState === undefined ? {} : { requestState: resume.requestState })
+            })
+          }
           return Effect.flatMap(
             next(withResume(request)),
             (result) => from(next, request, startedAt, 1, request.resume !== undefined, result)
           )
         }),
       now === undefined ? undefined : (request, onOutcome) => {
+        if (request.resume !== undefined && request.resume.inputResponses === undefined) return undefined
         const startedAt = clock.unsafeCurrentTimeMillis()
         return now(withResume(request), (outcome) => {
           if (outcome._tag === "Continue") {

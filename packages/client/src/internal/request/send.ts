@@ -27,9 +27,13 @@ export interface OutgoingRequest {
   readonly headers?: Record<string, string> | undefined
   /** Set by the era decoration: a 2026-07-28 request (its transport sends the era's headers). */
   readonly modern?: boolean | undefined
-  /** The `input_required` rounds start from these answers (`resumeInputRequired`). */
+  /**
+   * The `input_required` rounds start from these answers (`resumeInputRequired`); without
+   * answers, from the pending round itself (its input requests put to the handlers first).
+   */
   readonly resume?: {
-    readonly inputResponses: Record<string, unknown>
+    readonly inputResponses: Record<string, unknown> | undefined
+    readonly inputRequests?: Record<string, unknown> | undefined
     readonly requestState: string | undefined
   } | undefined
   /** Told, once the rounds completed, whether any round answered input or echoed state. */

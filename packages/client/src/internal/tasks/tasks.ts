@@ -356,10 +356,22 @@ export const make = (context: Context) => {
       Effect.onExit((exit) => abandoned(exit) ? abandon(task) : Effect.void)
     )
 
+  /**
+   * A task another client started, waited for as `wait` does, then answered as `callTool`
+   * answers. Unlike `driveToResult`, giving up leaves the task alone: the host may resume again.
+   */
+  const resume = (task: Task, options?: WaitOptions): Effect.Effect<McpSchema.CallToolResult, ResultError> =>
+    Effect.flatMap(
+      Effect.zipRight(check(task), pollUntil(task, options, true)),
+      (done): Effect.Effect<McpSchema.CallToolResult, ResultError> =>
+        done.result !== undefined ? Effect.succeed(done.result) : Effect.fail(failure(done))
+    )
+
   return {
     gate,
     created,
     driveToResult,
+    resume,
     get,
     result,
     wait: (ref: TaskRef, options?: WaitOptions) => Effect.zipRight(check(ref), pollUntil(ref, options, true)),
