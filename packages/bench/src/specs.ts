@@ -39,6 +39,8 @@ export interface Target {
   readonly label: string
   readonly key: string
   readonly peer?: ClientName
+  /** Which of ours the target is for (default: the first of ours in the benchmark's clients). */
+  readonly ours?: ClientName
   readonly max?: number
   readonly strict?: boolean
   readonly unit: "×" | "ms"

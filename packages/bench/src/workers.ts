@@ -23,7 +23,6 @@ import {
   startHttpServer,
   within
 } from "./common.js"
-import * as EraCacheRow from "./era-cache.js"
 import type { Session } from "./peers.js"
 import { open, preload } from "./peers.js"
 
@@ -347,7 +346,9 @@ export const runWorker = async (worker: WorkerName, client: ClientName, params: 
       case "idle":
         return await idle(client, params)
       case "era-cache":
-        return await EraCacheRow.run(params)
+        // Loaded here: the first-contact children import this module after their client, and
+        // `era-cache.js` imports the whole of `@mcp-effect/node`.
+        return await (await import("./era-cache.js")).run(params)
     }
   } catch (error) {
     return { ok: false, error: errorMessage(error) }

@@ -39,7 +39,10 @@ const runProgram = (record: string) =>
   })
 
 interface Metafile {
-  readonly outputs: Record<string, { readonly imports: ReadonlyArray<{ readonly path: string; readonly external?: boolean }> }>
+  readonly outputs: Record<
+    string,
+    { readonly imports: ReadonlyArray<{ readonly path: string; readonly external?: boolean }> }
+  >
 }
 
 describe("the standalone facade", () => {
