@@ -241,11 +241,11 @@ const verdict = (value: number, target: Target): string => {
 const printTargets = (spec: Spec, runs: ReadonlyArray<Run>) => {
   const ours = oursVariants.find((o) => spec.clients.includes(o))
   if (spec.targets === undefined || ours === undefined) return
-  console.log(`  targets for ${labels[ours]} (× = median of ours ÷ peer paired within a round):`)
-  let current: ClientName = ours
+  console.log("  targets (× = median of ours ÷ peer paired within a round):")
+  let current: ClientName | undefined
   for (const target of spec.targets) {
     const mine = target.ours ?? ours
-    if (mine !== current) console.log(`  targets for ${labels[mine]}:`)
+    if (mine !== current) console.log(`  for ${labels[mine]}:`)
     current = mine
     const value = targetValue(spec, runs, mine, target)
     const shown = Number.isNaN(value) ? "-" : target.unit === "×" ? `×${value.toFixed(2)}` : `${value.toFixed(0)} ms`
