@@ -163,7 +163,9 @@ const makeDocumentedProject = (dir, tarballs) => {
     run(words[0], withTarballs(words, tarballs).slice(1), { cwd: dir, ...npmQuiet })
   }
   Fs.writeFileSync(Path.join(dir, "tsconfig.json"), markedFences(installDoc, "json").join("\n"))
-  for (const file of ["consumer.ts", "consumer.cjs", "standalone.mjs"]) Fs.copyFileSync(Path.join(sources, file), Path.join(dir, file))
+  for (const file of ["consumer.ts", "consumer.cjs", "standalone.mjs"]) {
+    Fs.copyFileSync(Path.join(sources, file), Path.join(dir, file))
+  }
   run("npm", ["ls", "--all"], { cwd: dir, ...npmQuiet })
   const effect = checkOneEffect(dir, (version) => version.startsWith("3."))
   return { dir, tsc: Path.join(dir, "node_modules", "typescript", "bin", "tsc"), effect }
