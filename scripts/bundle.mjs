@@ -7,6 +7,11 @@
 // per module loaded on first use, every dependency left external. Node resolves each module's bare imports (`effect/Effect`, …) one by one, and that,
 // not our code, is most of what importing ~90 modules of ours cost; bundlers and other runtimes
 // keep the per-module `dist/` (docs/decisions.md, 87).
+//
+// The Node package's standalone facade (`@mcp-effect/node/standalone`, src/Standalone.ts) is
+// bundled with everything it imports, Effect included, tree-shaken: a program that never
+// imports Effect then loads none of Effect's ~550 modules (docs/standalone.md). Its metafile,
+// kept beside it, is what `esbuild --analyze` reads and what its test checks.
 import * as esbuild from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -63,10 +68,14 @@ const externalsOf = (pkg) => {
   return names.flatMap((name) => [name, `${name}/*`])
 }
 
+/** Public modules bundled on their own, not in their package's bundle. */
+const standalone = { pkg: "node", module: "Standalone", outDir: "packages/node/bundle/standalone" }
+
 /** The public modules of a package: flat in `src/`, built to `dist/`. */
 const publicModules = (pkg) =>
   Fs.readdirSync(Path.join(root, "packages", pkg, "src"))
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "index.ts")
+    .filter((file) => !(pkg === standalone.pkg && file === `${standalone.module}.ts`))
     .map((file) => file.slice(0, -".ts".length))
 
 /**
@@ -119,9 +128,27 @@ const workerBeside = (outDir) =>
     })
   )
 
+/**
+ * The standalone facade: one entry with its dependencies inside (a chunk per module it loads on
+ * first use), and the metafile of the build as `meta.json`.
+ */
+const bundleStandalone = async () => {
+  const outdir = Path.join(root, standalone.outDir)
+  const result = await esbuild.build({
+    ...options,
+    entryPoints: { index: Path.join(root, "packages", standalone.pkg, "dist", `${standalone.module}.js`) },
+    outdir,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    metafile: true
+  })
+  Fs.writeFileSync(Path.join(outdir, "meta.json"), JSON.stringify(result.metafile))
+}
+
 // In order: listing the Node package's exports loads the client's bundle.
 for (const pkg of libraries) await bundleLibrary(pkg)
-await Promise.all(workerBeside("packages/node/bundle"))
+await bundleStandalone()
+await Promise.all([...workerBeside("packages/node/bundle"), ...workerBeside(standalone.outDir)])
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
   // Split: what an entry imports dynamically (the CLI's command, beyond `--version`) is a chunk

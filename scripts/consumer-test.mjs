@@ -9,7 +9,8 @@
 //     strict + `exactOptionalPropertyTypes` with the workspace's TypeScript.
 // Each is type-checked as a `nodenext` consumer of the Effect API and the facade, and run as ESM
 // and as CommonJS against the packed fake server on every tested Node version, which must resolve
-// the client and Node packages to their bundles. Every `npm install` of the READMEs and docs must
+// the client and Node packages to their bundles; the standalone facade (`standalone.mjs`) must
+// load nothing of node_modules but its own bundle. Every `npm install` of the READMEs and docs must
 // spell the peers it names with the ranges the packages declare, and the package READMEs link
 // absolutely. Needs the built packages (`npm run build`).
 import { spawnSync } from "node:child_process"
@@ -37,7 +38,13 @@ const lowest = {
 /** What Node loads of the packages that have a bundle for it (their `node` export condition). */
 const nodeBundles = {
   "@mcp-effect/client": ["package/bundle/index.js", "package/bundle/McpClient.js"],
-  "@mcp-effect/node": ["package/bundle/index.js", "package/bundle/Connect.js", "package/bundle/jsonSchemaWorker.js"]
+  "@mcp-effect/node": [
+    "package/bundle/index.js",
+    "package/bundle/Connect.js",
+    "package/bundle/jsonSchemaWorker.js",
+    "package/bundle/standalone/index.js",
+    "package/bundle/standalone/jsonSchemaWorker.js"
+  ]
 }
 
 /** Node must resolve the packages to their bundles, and anything else to `dist/`. */
@@ -156,7 +163,9 @@ const makeDocumentedProject = (dir, tarballs) => {
     run(words[0], withTarballs(words, tarballs).slice(1), { cwd: dir, ...npmQuiet })
   }
   Fs.writeFileSync(Path.join(dir, "tsconfig.json"), markedFences(installDoc, "json").join("\n"))
-  for (const file of ["consumer.ts", "consumer.cjs"]) Fs.copyFileSync(Path.join(sources, file), Path.join(dir, file))
+  for (const file of ["consumer.ts", "consumer.cjs", "standalone.mjs"]) {
+    Fs.copyFileSync(Path.join(sources, file), Path.join(dir, file))
+  }
   run("npm", ["ls", "--all"], { cwd: dir, ...npmQuiet })
   const effect = checkOneEffect(dir, (version) => version.startsWith("3."))
   return { dir, tsc: Path.join(dir, "node_modules", "typescript", "bin", "tsc"), effect }
@@ -174,7 +183,7 @@ const makeLowestProject = (dir, tarballs) => {
       2
     )
   )
-  for (const file of ["consumer.ts", "consumer.cjs", "tsconfig.json"]) {
+  for (const file of ["consumer.ts", "consumer.cjs", "standalone.mjs", "tsconfig.json"]) {
     Fs.copyFileSync(Path.join(sources, file), Path.join(dir, file))
   }
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, ...npmQuiet })
@@ -271,7 +280,8 @@ const exercise = (label, { dir, tsc }) => {
     checkResolution(binary, dir, env)
     checkOutput(`${label} ${nodeVersion} ESM`, run(binary, ["dist/consumer.js", fakeServer], { cwd: dir, env }))
     checkOutput(`${label} ${nodeVersion} CommonJS`, run(binary, ["consumer.cjs", fakeServer], { cwd: dir, env }))
-    console.log(`[consumer] ${label}: Node ${nodeVersion} ESM and CommonJS ok`)
+    checkOutput(`${label} ${nodeVersion} standalone`, run(binary, ["standalone.mjs", fakeServer], { cwd: dir, env }))
+    console.log(`[consumer] ${label}: Node ${nodeVersion} ESM, CommonJS and standalone ok`)
   }
 }
 

@@ -3,6 +3,7 @@
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import { connect, connectFromConfig, NodeMcpClient } from "@mcp-effect/node"
+import type * as Standalone from "@mcp-effect/node/standalone"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -28,7 +29,9 @@ const viaEffect = await program.pipe(
   Effect.runPromise
 )
 
-const client = await connect([process.execPath, fakeServer])
+// The standalone facade's declarations resolve, and its connect is the package's.
+const standaloneConnect: typeof Standalone.connect = connect
+const client = await standaloneConnect([process.execPath, fakeServer])
 const echoed = await client.callTool("echo", { message: "hi" })
 await client.close()
 

@@ -20,6 +20,7 @@ import type { WorkerResult } from "./workers.js"
 export const clientNames = [
   "ours",
   "ours-promise",
+  "ours-standalone",
   "ours-runtime",
   "ours-from-runtime",
   "v1",
@@ -36,6 +37,7 @@ export type ClientName = typeof clientNames[number]
 export const labels: Record<ClientName, string> = {
   ours: "ours (Effect loop)",
   "ours-promise": "ours (Promise facade)",
+  "ours-standalone": "ours (standalone)",
   "ours-runtime": "ours (runPromise/call)",
   "ours-from-runtime": "ours (fromRuntime)",
   v1: "v1 sdk 1.32.2",

@@ -35,6 +35,7 @@ const v2Imports: UserImports = {
 /** Per client, what a program that talks to a stdio server imports; the raw loop imports nothing to speak of. */
 const userImports: Partial<Record<ClientName, UserImports>> = {
   "ours-promise": { main: ["@mcp-effect/node"], transport: [] },
+  "ours-standalone": { main: ["@mcp-effect/node/standalone"], transport: [] },
   v1: {
     main: ["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/stdio.js"],
     transport: []

@@ -117,6 +117,15 @@ const measure = async (client: ClientName, calls: number): Promise<Measured> => 
 
 const v2 = "v2-legacy"
 
+const standalone: ClientName = "ours-standalone"
+
+/** Issue #37's targets for the standalone facade (`@mcp-effect/node/standalone`). */
+const standaloneTargets: ReadonlyArray<Target> = [
+  { label: "(a) import CPU ≤ 1.25× v2", key: "importCpuMs", peer: v2, ours: standalone, max: 1.25, unit: "×" },
+  { label: "(b) one-shot wall ≤ 1.1× v2", key: "oneShotProcessMs", peer: v2, ours: standalone, max: 1.1, unit: "×" },
+  { label: "(c) RSS after connect ≤ v2", key: "rssConnect", peer: v2, ours: standalone, max: 1, unit: "×" }
+]
+
 const targets: ReadonlyArray<Target> = [
   { label: "(a) import CPU ≤ 1.5× v2", key: "importCpuMs", peer: v2, max: 1.5, unit: "×" },
   { label: "    … with v2's stdio subpath imported too", key: "stdioImportCpuMs", peer: v2, unit: "×" },
@@ -125,7 +134,8 @@ const targets: ReadonlyArray<Target> = [
   { label: "(c) RSS after connect ≤ 1.2× v2", key: "rssConnect", peer: v2, max: 1.2, unit: "×" },
   { label: "(d) CLI --version < 0.3 s", key: "cliVersionProcessMs", max: 300, strict: true, unit: "ms" },
   { label: "(d) CLI call echo (demo server) ≤ 1.2× (b)", key: "cliCallProcessMsPerOneShot", max: 1.2, unit: "×" },
-  { label: "    … CLI call echo to the fake server ÷ (b)", key: "cliFakeProcessMsPerOneShot", unit: "×" }
+  { label: "    … CLI call echo to the fake server ÷ (b)", key: "cliFakeProcessMsPerOneShot", unit: "×" },
+  ...standaloneTargets
 ]
 
 /**
@@ -142,7 +152,7 @@ export const spec = (options: { readonly quick: boolean; readonly rounds: number
     title: "first contact: fresh processes against the fake stdio server (and our CLI bundle)",
     worker: (client) => measure(client, calls),
     params: { calls },
-    clients: [ours, "v1", "v2-legacy", "v2-auto", "raw"],
+    clients: [ours, standalone, "v1", "v2-legacy", "v2-auto", "raw"],
     rounds: options.rounds,
     columns: [
       { header: "imp CPU", key: "importCpuMs", digits: 0 },
@@ -168,7 +178,7 @@ export const spec = (options: { readonly quick: boolean; readonly rounds: number
     targets,
     notes: [
       "every figure from a fresh process; imp = CPU (user+sys) and wall ms around the dynamic import of",
-      "@mcp-effect/node | sdk client/index.js + client/stdio.js | @modelcontextprotocol/client (raw: none);",
+      "@mcp-effect/node | @mcp-effect/node/standalone | sdk client/index.js + client/stdio.js | @modelcontextprotocol/client (raw: none);",
       "1shot = spawn → exit as the parent sees it, of a process that imports, connects, calls echo once,",
       "closes and exits by itself; its CPU = the process's own (not the server's), read at its exit event;",
       "conn = its connect (ours and v2-auto probe server/discover first); exit = close resolved → exit event;",

@@ -20,7 +20,8 @@
  *   stdio children (200 node children is too heavy for this bench on 2 cores), RSS and heap per
  *   connection;
  * - first contact (`first-contact.ts`), every figure from a fresh process, against the fake
- *   server: import CPU and wall of the package a user imports; a one-shot process (import,
+ *   server (ours also through the standalone facade, `@mcp-effect/node/standalone`): import CPU
+ *   and wall of the package a user imports; a one-shot process (import,
  *   connect, one `echo`, close, exit by itself) timed from spawn to exit, with its own CPU; RSS
  *   after connect and after 1,000 calls; our CLI bundle's `--version` and one-shot `call echo`;
  *   with the project's targets for each, marked met or not.
@@ -45,7 +46,7 @@
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
  *     one fresh process of the first-contact benchmark; prints one JSON line.
  *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle|era-cache
- *       --client ours|ours-promise|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
+ *       --client ours|ours-promise|ours-standalone|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left
  *     out); `node packages/bench/dist/profile.js FILE.cpuprofile [TOP] [--callers NAME]`

@@ -127,10 +127,11 @@ const printMedians = (spec: Spec, runs: ReadonlyArray<Run>, header: string, widt
 
 const comparedPeers = ["v1", "v2-legacy", "v2-auto", "raw"] as const
 type ComparedPeer = typeof comparedPeers[number]
-const oursVariants = ["ours", "ours-promise", "ours-runtime", "ours-from-runtime"] as const
+const oursVariants = ["ours", "ours-promise", "ours-standalone", "ours-runtime", "ours-from-runtime"] as const
 const variantLabels: Record<typeof oursVariants[number], string> = {
   ours: "Effect loop",
   "ours-promise": "Promise",
+  "ours-standalone": "standalone",
   "ours-runtime": "runPromise/call",
   "ours-from-runtime": "fromRuntime"
 }
@@ -240,9 +241,13 @@ const verdict = (value: number, target: Target): string => {
 const printTargets = (spec: Spec, runs: ReadonlyArray<Run>) => {
   const ours = oursVariants.find((o) => spec.clients.includes(o))
   if (spec.targets === undefined || ours === undefined) return
-  console.log(`  targets for ${labels[ours]} (× = median of ours ÷ peer paired within a round):`)
+  console.log("  targets (× = median of ours ÷ peer paired within a round):")
+  let current: ClientName | undefined
   for (const target of spec.targets) {
-    const value = targetValue(spec, runs, ours, target)
+    const mine = target.ours ?? ours
+    if (mine !== current) console.log(`  for ${labels[mine]}:`)
+    current = mine
+    const value = targetValue(spec, runs, mine, target)
     const shown = Number.isNaN(value) ? "-" : target.unit === "×" ? `×${value.toFixed(2)}` : `${value.toFixed(0)} ms`
     console.log(`    ${pad(target.label, 46, true)} ${pad(shown, 8, false)}  ${verdict(value, target)}`)
   }

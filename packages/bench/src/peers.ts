@@ -150,8 +150,14 @@ const openOursFromRuntime = (endpoint: Endpoint): Promise<Session> =>
     }
   })
 
-const openOursPromise = async (endpoint: Endpoint): Promise<Session> => {
-  const { connect } = await import("@mcp-effect/node/Connect")
+/** The Promise facade's `connect`: the package's, or the standalone bundle's. */
+const facadeConnect = async (standalone: boolean) =>
+  standalone
+    ? (await import("@mcp-effect/node/standalone")).connect
+    : (await import("@mcp-effect/node/Connect")).connect
+
+const openOursPromise = async (endpoint: Endpoint, standalone: boolean): Promise<Session> => {
+  const connect = await facadeConnect(standalone)
   const client = endpoint.kind === "stdio"
     ? await connect([endpoint.command, ...endpoint.args], {
       name: "bench",
@@ -262,7 +268,8 @@ export const preload = async (client: ClientName): Promise<void> => {
       await Promise.all([import("@mcp-effect/node/NodeMcpClient"), import("@mcp-effect/client/McpClient")])
       return
     case "ours-promise":
-      await import("@mcp-effect/node/Connect")
+    case "ours-standalone":
+      await facadeConnect(client === "ours-standalone")
       return
     case "ours-runtime":
       await Promise.all([
@@ -301,7 +308,9 @@ export const open = (client: ClientName, endpoint: Endpoint): Promise<Session> =
     case "ours":
       return openOurs(endpoint)
     case "ours-promise":
-      return openOursPromise(endpoint)
+      return openOursPromise(endpoint, false)
+    case "ours-standalone":
+      return openOursPromise(endpoint, true)
     case "ours-runtime":
       return openOursRuntime(endpoint)
     case "ours-from-runtime":

@@ -39,6 +39,8 @@ export interface Target {
   readonly label: string
   readonly key: string
   readonly peer?: ClientName
+  /** Which of ours the target is for (default: the first of ours in the benchmark's clients). */
+  readonly ours?: ClientName
   readonly max?: number
   readonly strict?: boolean
   readonly unit: "×" | "ms"
@@ -81,11 +83,15 @@ const positiveInt = (name: string, fallback: number): number => {
   return n
 }
 
-// `ours-from-runtime` (the Promise client over a ManagedRuntime) runs in the stdio echo rows only.
-const withRaw2026: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "ours-from-runtime")
+// `ours-from-runtime` (the Promise client over a ManagedRuntime) runs in the stdio echo rows only;
+// `ours-standalone` (the same facade as `ours-promise`, bundled with its Effect) where loading
+// counts: first contact, and HTTP (its first connection in a process).
+const everyRow: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "ours-standalone")
+const withRaw2026: ReadonlyArray<ClientName> = everyRow.filter((name) => name !== "ours-from-runtime")
 const allPeers: ReadonlyArray<ClientName> = withRaw2026.filter((name) => name !== "raw-2026")
 const echoPeers = (server: "fake" | "dual"): ReadonlyArray<ClientName> =>
-  clientNames.filter((name) => server === "dual" || name !== "raw-2026")
+  everyRow.filter((name) => server === "dual" || name !== "raw-2026")
+const httpPeers: ReadonlyArray<ClientName> = clientNames.filter((name) => name !== "ours-from-runtime")
 
 /**
  * Every benchmark, in the order they run (`quick`: small counts, one round).
@@ -249,24 +255,48 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         // ~10–25 ms each: fifteen keep the warm-connect median off one slow connect.
         connects: quick ? 2 : 15
       },
-      clients: withRaw2026,
+      clients: httpPeers,
       rounds: rounds(2),
       columns: [
         { header: "calls/s", key: "callsPerSec", digits: 0 },
         { header: "CPU ms/call", key: "cpuMsPerCall", digits: 3 },
         { header: "server CPU/call", key: "serverCpuMsPerCall", digits: 2 },
+        { header: "1st conn ms", key: "firstConnectMs", digits: 0 },
+        { header: "1st conn CPU", key: "firstConnectCpuMs", digits: 0 },
         { header: "warm conn ms", key: "warmConnectMs", digits: 1 },
         { header: "+list ms", key: "warmConnectListMs", digits: 1 }
       ],
       ratios: [
         { label: "HTTP 32-in-flight calls/s", key: "callsPerSec", better: "higher" },
         { label: "HTTP CPU/call", key: "cpuMsPerCall", better: "lower" },
+        { label: "HTTP connect, first in process", key: "firstConnectMs", better: "lower" },
+        { label: "  its client CPU", key: "firstConnectCpuMs", better: "lower" },
         { label: "HTTP connect, warm", key: "warmConnectMs", better: "lower" }
+      ],
+      targets: [
+        {
+          label: "first HTTP connect ≤ 1.25× v2",
+          key: "firstConnectMs",
+          peer: "v2-legacy",
+          ours: "ours-promise",
+          max: 1.25,
+          unit: "×"
+        },
+        {
+          label: "first HTTP connect ≤ 1.25× v2",
+          key: "firstConnectMs",
+          peer: "v2-legacy",
+          ours: "ours-standalone",
+          max: 1.25,
+          unit: "×"
+        }
       ],
       notes: [
         "CPU = the client worker process only; server CPU = the server child's, same window (/proc, 10 ms ticks)",
         "calls/s is bound by the server where its CPU/call × calls/s ≈ 1 s/s: then compare client CPU, not calls/s",
-        "warm connect = median of fresh connections after the throughput run (server and client code warm);",
+        "1st conn = the worker's first connection (its client imported before: what it loads on first use counts),",
+        "with the CPU the client process spent in it; warm connect = median of fresh connections after the",
+        "throughput run (server and client code warm);",
         "+list = connect then the first tools/list"
       ]
     },

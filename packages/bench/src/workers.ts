@@ -23,7 +23,6 @@ import {
   startHttpServer,
   within
 } from "./common.js"
-import * as EraCacheRow from "./era-cache.js"
 import type { Session } from "./peers.js"
 import { open, preload } from "./peers.js"
 
@@ -87,13 +86,15 @@ const closeQuietly = async (session: Session): Promise<void> => {
 const withSession = async (
   client: ClientName,
   endpoint: Endpoint,
-  body: (session: Session, connectMs: number) => Promise<WorkerResult>
+  body: (session: Session, connectMs: number, connectCpuMs: number) => Promise<WorkerResult>
 ): Promise<WorkerResult> => {
+  const cpu = process.cpuUsage()
   const started = performance.now()
   const session = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
   const connectMs = performance.now() - started
+  const connectCpuMs = cpuMsSince(cpu)
   try {
-    return await body(session, connectMs)
+    return await body(session, connectMs, connectCpuMs)
   } catch (error) {
     return { ok: false, era: session.era, error: errorMessage(error) }
   } finally {
@@ -140,7 +141,7 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
   const server = await startHttpServer()
   const endpoint: Endpoint = { kind: "http", url: server.url }
   try {
-    const throughput = await withSession(client, endpoint, async (session, connectMs) => {
+    const throughput = await withSession(client, endpoint, async (session, connectMs, connectCpuMs) => {
       await session.listTools()
       checkEcho(await session.callTool("echo", echoArgs))
       await session.concurrent(warmup, inFlight, "echo", echoArgs)
@@ -157,7 +158,8 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
           callsPerSec: calls / (wallMs / 1000),
           cpuMsPerCall: cpuMs / calls,
           serverCpuMsPerCall: (childrenCpuMs() - serverCpu) / calls,
-          firstConnectMs: connectMs
+          firstConnectMs: connectMs,
+          firstConnectCpuMs: connectCpuMs
         }
       }
     })
@@ -347,7 +349,9 @@ export const runWorker = async (worker: WorkerName, client: ClientName, params: 
       case "idle":
         return await idle(client, params)
       case "era-cache":
-        return await EraCacheRow.run(params)
+        // Loaded here: the first-contact children import this module after their client, and
+        // `era-cache.js` imports the whole of `@mcp-effect/node`.
+        return await (await import("./era-cache.js")).run(params)
     }
   } catch (error) {
     return { ok: false, error: errorMessage(error) }
