@@ -11,7 +11,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import type * as Network from "./network.js"
 
@@ -38,12 +38,13 @@ const fetchClient = Effect.runSync(Effect.provide(HttpClient.HttpClient, FetchHt
 export const make = (settings: Network.Settings | undefined): HttpClient.HttpClient => {
   const proxy = settings?.proxy
   if (proxy?._tag === "Invalid") {
+    // The same `EPROXY` failure as on Node, its module loaded only for such a client.
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      Effect.flatMap((request) =>
-        Effect.fail(
-          new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error(proxy.message) })
-        )
-      ),
+      (request) =>
+        Effect.flatMap(
+          Effect.promise(() => import("./proxyAgent.js")),
+          (ProxyAgent) => ProxyAgent.rejectAll(proxy.message)(request)
+        ),
       Effect.succeed
     )
   }
