@@ -328,7 +328,9 @@ describe("Decompress", () => {
         const body = Stream.concat(chunks(gzipped.subarray(0, gzipped.length >> 1), 512), Stream.never).pipe(
           Stream.ensuring(Deferred.succeed(bodyClosed, undefined))
         )
-        const first = yield* Stream.runCollect(Stream.take(decompressBody(body, "gzip", 1 << 24, onError, spy.inflater), 1))
+        const first = yield* Stream.runCollect(
+          Stream.take(decompressBody(body, "gzip", 1 << 24, onError, spy.inflater), 1)
+        )
         assert.strictEqual(Chunk.size(first), 1)
         assert.isTrue(yield* Deferred.isDone(bodyClosed))
         yield* promiseCallbacks
