@@ -268,6 +268,16 @@ describe("Decompress", () => {
           if (size < bomb.length) assert.isBelow(pulled, 1024 * 1024, "inflation is pulled, not run ahead")
         }))
     }
+
+    // Deno's `Duplex.toWeb` enqueued zlib's late output into the cancelled readable: an uncaught
+    // error that ended the process (which vitest reports as an unhandled error) after the refusal.
+    it.effect("a refused bomb leaves nothing running that fails later", () =>
+      Effect.gen(function*() {
+        const ones = gzipSync(Buffer.alloc(1024 * 1024, 0x30), { level: 9 })
+        const body = Stream.fromIterable(Array.from({ length: 200 }, () => ones))
+        assert.deepStrictEqual(yield* failure(decode(body, "gzip", 1024 * 1024)), new Failed("too-large", 1024 * 1024))
+        for (let turn = 0; turn < 20; turn++) yield* promiseCallbacks
+      }))
   })
 
   describe("failures", () => {
