@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { pathToFileURL } from "node:url"
 import { envFor, extraVersions, nodeBinary, unavailable } from "./nodes.mjs"
+import * as Runtimes from "./runtimes.mjs"
 import { closingLine, summarizeFile } from "./test-summary.mjs"
 
 /** Where each step's output is kept, and how much of a failed step's log the run prints. */
@@ -40,6 +41,39 @@ const unitStep = (version) => {
   }
 }
 
+/**
+ * The client and node suites on another runtime (`bun`, `deno`), vitest itself running on it,
+ * without the tests tagged as not for it; `MCP_EFFECT_RUNTIME` names the runtime, which
+ * test/Runtime.test.ts checks, so the step cannot pass on Node by mistake.
+ */
+const runtimeStep = (runtime) => {
+  const results = `.vitest/results-${runtime}.json`
+  return {
+    name: `unit-${runtime}`,
+    command: () => {
+      const reason = Runtimes.unavailable()
+      if (reason !== undefined) return { skipped: reason }
+      return {
+        command: [
+          ...Runtimes.runtimes[runtime].vitest(Runtimes.runtimeBinary(runtime)),
+          "run",
+          "--project",
+          "client",
+          "--project",
+          "node",
+          `--testNamePattern=${Runtimes.excluding(runtime)}`,
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile=${results}`
+        ],
+        env: { ...process.env, MCP_EFFECT_RUNTIME: runtime }
+      }
+    },
+    before: () => Fs.rmSync(results, { force: true }),
+    summary: (exitCode) => summarizeFile(results, exitCode)
+  }
+}
+
 /** The steps of `npm test`, in order: a name and its command. */
 export const steps = [
   { name: "typecheck", command: ["npm", "run", "typecheck", "--silent"] },
@@ -56,7 +90,9 @@ export const steps = [
   { name: "soak-smoke", command: ["node", "--expose-gc", "packages/soak/dist/main.js", "--smoke"] },
   { name: "consumer", command: ["node", "scripts/consumer-test.mjs"] },
   unitStep(undefined),
-  ...extraVersions.map(unitStep)
+  ...extraVersions.map(unitStep),
+  runtimeStep("bun"),
+  runtimeStep("deno")
 ]
 
 /**

@@ -137,6 +137,13 @@ describe("mcp-effect CLI", () => {
       assert.strictEqual(err, "error: UsageError: --args must be a JSON object, like {\"message\":\"hi\"}")
     }))
 
+  it.live("places the mistake in --args that are not JSON, on every runtime", () =>
+    Effect.gen(function*() {
+      const { err, exit } = yield* runCli("call", "echo", "--args", "{\"message\": hi}")
+      assert.isTrue(Exit.isFailure(exit))
+      assert.strictEqual(err, "error: UsageError: --args is not valid JSON at line 1, column 13: unexpected token")
+    }))
+
   it.scopedLive("checks the command line before starting a server: usage errors exit with 2", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(

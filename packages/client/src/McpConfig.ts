@@ -33,6 +33,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Http from "./Http.js"
 import * as Formats from "./internal/config/formats.js"
+import * as Runtime from "./internal/host.js"
 import * as internal from "./internal/mcpConfig.js"
 import { httpUrlError } from "./internal/url.js"
 import type { McpAuth } from "./McpAuth.js"
@@ -520,7 +521,7 @@ export interface HostEnvironment {
  * @category lookup
  */
 export const hostEnvironment: Effect.Effect<HostEnvironment, ConfigError> = Effect.gen(function*() {
-  const platform = typeof process === "undefined" ? "linux" : process.platform
+  const platform = Runtime.platform() ?? "linux"
   const home = (yield* optionalEnv("HOME")) ?? (yield* optionalEnv("USERPROFILE"))
   if (home === undefined) return yield* new ConfigError({ message: "cannot find the home directory: HOME is not set" })
   const nonEmpty = (value: string | undefined) => value === "" ? undefined : value

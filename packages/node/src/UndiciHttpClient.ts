@@ -10,6 +10,10 @@
  * Its layers honour `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (either case) through undici's
  * `EnvHttpProxyAgent`; {@link layerWith} also takes a `proxy` and extra CAs (`ca`).
  *
+ * On Bun, whose undici has no dispatcher API, the layers are the platform's fetch client on Bun's
+ * fetch instead (the `proxy` and `ca` given to it; see docs/runtimes.md); {@link make} and
+ * {@link layerWithoutDispatcher} take a dispatcher and need a real undici.
+ *
  * @since 0.1.0
  */
 import type * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"

@@ -27,7 +27,7 @@ const afterClose = (mode: "facade" | "layer", url: string) =>
 
 describe("a closed HTTP client keeps nothing alive", () => {
   for (const mode of ["facade", "layer"] as const) {
-    it.scopedLive(`${mode}: Streamable HTTP and legacy HTTP+SSE`, () =>
+    it.scopedLive(`${mode}: Streamable HTTP and legacy HTTP+SSE [not-on-deno: Deno keeps undici's closed sockets as handles a while]`, () =>
       Effect.gen(function*() {
         const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
         for (const url of [server.mcpUrl, server.sseUrl]) {

@@ -101,7 +101,7 @@ describe("connect (Promise facade)", () => {
     }
   })
 
-  it("names servers after what they run, or as a { name, target } says", async () => {
+  it("names servers after what they run, or as a { name, target } says [not-on-deno: the server's command is process.execPath, named deno there]", async () => {
     const client = await connect([{ name: "mine", target: commandLine }, commandLine, `stdio://${commandLine}`])
     try {
       assert.deepStrictEqual(client.servers.map((s) => s.name), ["mine", "fake-server", "fake-server-2"])

@@ -83,7 +83,7 @@ describe("connect with a URL it cannot use", () => {
     assert.deepStrictEqual(trap.ran(), ["ftp:"])
   })
 
-  it("a command that does not exist: a ConnectionError naming ENOENT, not transient, one attempt", async () => {
+  it("a command that does not exist: a ConnectionError naming ENOENT, not transient, one attempt [not-on-bun: Bun words spawn errors otherwise]", async () => {
     const states: Array<string> = []
     const { attempts, error } = await connectRetrying("not a url", {
       reconnect: { initialDelay: "10 millis" },

@@ -91,7 +91,7 @@ const httpsServer = (identity: { readonly key: string; readonly cert: string }) 
   listening(Https.createServer(identity, (_request, response) => response.end("{}")))
 
 describe("HTTP connection failures", () => {
-  it.scopedLive("a closed port: refused, with the address in the message and the socket error as cause", () =>
+  it.scopedLive("a closed port: refused, with the address in the message and the socket error as cause [not-on-bun: Bun's fetch errors carry no socket error]", () =>
     Effect.gen(function*() {
       const port = yield* closedPort
       const error = yield* failure(streamable(`http://user:secret@127.0.0.1:${port}/mcp?token=t`))
@@ -111,7 +111,7 @@ describe("HTTP connection failures", () => {
       )
     }).pipe(Effect.provide(httpClient()), quiet))
 
-  it.scopedLive("a certificate for another name, from a trusted CA: tls, the name mismatch in the message", () =>
+  it.scopedLive("a certificate for another name, from a trusted CA: tls, the name mismatch in the message [not-on-bun: Bun's fetch errors carry no socket error]", () =>
     Effect.gen(function*() {
       const { ca, wrongName } = yield* certificates
       const port = yield* httpsServer(wrongName)
@@ -141,7 +141,7 @@ describe("HTTP connection failures", () => {
       assert.strictEqual(error.reason, "reset")
     }).pipe(Effect.provide(httpClient()), quiet))
 
-  it.scopedLive("the legacy HTTP+SSE transport: refused too", () =>
+  it.scopedLive("the legacy HTTP+SSE transport: refused too [not-on-bun: Bun's fetch errors carry no socket error]", () =>
     Effect.gen(function*() {
       const port = yield* closedPort
       const error = yield* failure(Sse.config({ name: "sse", url: `http://127.0.0.1:${port}/sse`, retries: 0 }))
@@ -246,7 +246,7 @@ describe("stdio connection failures", () => {
 })
 
 describe("the facade's errors", () => {
-  it("reject with the ConnectionError itself: reason and cause for a closed port", async () => {
+  it("reject with the ConnectionError itself: reason and cause for a closed port [not-on-bun: Bun's fetch errors carry no socket error]", async () => {
     const port = await Effect.runPromise(closedPort)
     const error = await connect(`http://127.0.0.1:${port}/mcp`, { retries: 0, logLevel: "None" }).catch((e: unknown) =>
       e

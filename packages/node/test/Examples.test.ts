@@ -19,17 +19,21 @@ const harness = (env: Record<string, string | undefined>) =>
   )
 
 describe("examples", () => {
-  it("every example passes the harness: it exits 0 and prints the lines it must print", async () => {
-    const { ok, output } = await harness({ EXAMPLES_CONCURRENCY: "3" })
-    assert.isTrue(ok, output)
-    assert.notInclude(output, "FAIL")
-    assert.match(output, /^PASS effect-client/m)
-    // The LLM loops run against the scripted model without RUN_AI, so they pass here too.
-    for (const provider of ["openai", "anthropic", "gemini"]) {
-      assert.match(output, new RegExp(`^PASS llm-${provider}`, "m"))
-    }
-    assert.match(output, /^\d+ passed, 0 failed, 0 skipped$/m)
-  }, 300_000)
+  it(
+    "every example passes the harness: it exits 0 and prints the lines it must print [node-only: the tracing example prints no 'tools/call echo' span on Bun and Deno]",
+    async () => {
+      const { ok, output } = await harness({ EXAMPLES_CONCURRENCY: "3" })
+      assert.isTrue(ok, output)
+      assert.notInclude(output, "FAIL")
+      assert.match(output, /^PASS effect-client/m)
+      // The LLM loops run against the scripted model without RUN_AI, so they pass here too.
+      for (const provider of ["openai", "anthropic", "gemini"]) {
+        assert.match(output, new RegExp(`^PASS llm-${provider}`, "m"))
+      }
+      assert.match(output, /^\d+ passed, 0 failed, 0 skipped$/m)
+    },
+    300_000
+  )
 
   it("with RUN_AI=1 and no key, an LLM example is a SKIP that names the missing key", async () => {
     const { ok, output } = await harness({ RUN_AI: "1", OPENAI_API_KEY: "", EXAMPLES_ONLY: "llm-openai" })

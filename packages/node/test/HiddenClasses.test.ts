@@ -10,7 +10,7 @@ describe("hidden classes", () => {
   // V8's own view (natives syntax, in a process of its own): connections are neither
   // dictionaries nor a class each, and listed items of one shape share one class on every Node
   // (on Node 20 a literal that opens with a spread gives each object a class of its own).
-  it("connections and listed items share V8 hidden classes; `kind` stays an own enumerable property", async () => {
+  it("connections and listed items share V8 hidden classes; `kind` stays an own enumerable property [not-on-bun: V8's --allow-natives-syntax (Bun is JavaScriptCore)]", async () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,

@@ -176,7 +176,7 @@ describe("Streamable HTTP", () => {
       assert.strictEqual((yield* posts(server, "tools/call")).length, 1)
     }).pipe(Effect.provide(NodeMcpClient.platform), quiet))
 
-  it.scopedLive("a result followed by a dead socket is returned, and the tool is not called again", () =>
+  it.scopedLive("a result followed by a dead socket is returned, and the tool is not called again [not-on-bun: Bun's fetch drops the bytes that arrived before a reset]", () =>
     Effect.gen(function*() {
       const server = yield* fake({ deadSocketAfterResult: { method: "tools/call", times: 1 } })
       const connection = yield* streamable(server)

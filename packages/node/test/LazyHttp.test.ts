@@ -11,7 +11,7 @@ const here = Path.dirname(fileURLToPath(import.meta.url))
 const program = Path.join(here, "programs/whatLoads.mjs")
 
 describe("loaded with first use", () => {
-  it("Node loads the bundles; undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows only when used", async () => {
+  it("Node loads the bundles; undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows only when used [node-only: Node's module loading hooks (--import)]", async () => {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-loads-"))
     try {
       const output = await withEverythingHttp((url) =>

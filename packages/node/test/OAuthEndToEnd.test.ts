@@ -21,7 +21,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 
 describe("OAuth end to end", () => {
-  it.scopedLive("authorizes through the browser flow, refreshes, and steps up to a larger scope", () =>
+  it.scopedLive("authorizes through the browser flow, refreshes, and steps up to a larger scope [not-on-bun: provides the platform's undici client, which needs undici's dispatcher API]", () =>
     Effect.gen(function*() {
       const server = yield* FakeOAuthServer.make
       const { grants, tokens } = server

@@ -169,7 +169,7 @@ const printed = (error: unknown) =>
 const isMcp = (url: string) => (line: string) => line.startsWith(`POST ${url}`)
 
 describe("proxies", () => {
-  it.scopedLive("HTTP_PROXY (either case) forwards plain HTTP requests to the proxy", () =>
+  it.scopedLive("HTTP_PROXY (either case) forwards plain HTTP requests to the proxy [not-on-bun: Bun's fetch proxies by itself]", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy()
       const server = yield* fake
@@ -183,7 +183,7 @@ describe("proxies", () => {
       assert.isFalse(log.some((line) => line.startsWith("CONNECT")))
     }))
 
-  it.scopedLive("HTTPS_PROXY tunnels HTTPS through CONNECT, trusting the CA of `ca` inside the tunnel", () =>
+  it.scopedLive("HTTPS_PROXY tunnels HTTPS through CONNECT, trusting the CA of `ca` inside the tunnel [not-on-bun: Bun's fetch proxies by itself]", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy()
       const ca = yield* testCa
@@ -209,7 +209,7 @@ describe("proxies", () => {
       assert.strictEqual(yield* echoVia(`${https}/mcp`, { proxy: false, ca: [ca.ca] }), "hi")
     }))
 
-  it.scopedLive("an https: proxy is reached over TLS, its certificate checked against `ca` too", () =>
+  it.scopedLive("an https: proxy is reached over TLS, its certificate checked against `ca` too [node-only: Bun's fetch proxies by itself; Deno's TLS refuses an IP address as servername]", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy()
       const ca = yield* testCa
@@ -245,7 +245,7 @@ describe("proxies", () => {
       assert.isTrue((yield* settledLog(proxy, server)).some(isMcp(server.mcpUrl)))
     }))
 
-  it.scopedLive("connect({ oauth }) sends discovery, registration and token requests through the proxy too", () =>
+  it.scopedLive("connect({ oauth }) sends discovery, registration and token requests through the proxy too [not-on-bun: Bun's fetch proxies by itself]", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy()
       const server = yield* FakeOAuthServer.make
@@ -271,7 +271,7 @@ describe("proxies", () => {
 })
 
 describe("proxy failures", () => {
-  it.scopedLive("a proxy answering 407 fails requests with an EPROXY cause naming it, never its credentials", () =>
+  it.scopedLive("a proxy answering 407 fails requests with an EPROXY cause naming it, never its credentials [not-on-bun: Bun's fetch proxies by itself]", () =>
     Effect.gen(function*() {
       const proxy = yield* startProxy("alice:right-password")
       const ca = yield* testCa
@@ -309,7 +309,7 @@ describe("proxy failures", () => {
       assert.isTrue(received.every((request) => request.headers["proxy-authorization"] === undefined))
     }))
 
-  it.scopedLive("a closed proxy port fails requests with an EPROXY cause: refused", () =>
+  it.scopedLive("a closed proxy port fails requests with an EPROXY cause: refused [not-on-bun: Bun's fetch proxies by itself]", () =>
     Effect.gen(function*() {
       const closed = yield* Effect.promise(freePort)
       const server = yield* fake
@@ -347,7 +347,7 @@ describe("proxy failures", () => {
 
 describe("in a process of its own", () => {
   it.scopedLive(
-    "connect honours HTTPS_PROXY from the environment and NODE_EXTRA_CA_CERTS through the tunnel",
+    "connect honours HTTPS_PROXY from the environment and NODE_EXTRA_CA_CERTS through the tunnel [node-only: a child on process.execPath with Node's NODE_EXTRA_CA_CERTS]",
     () =>
       Effect.gen(function*() {
         const proxy = yield* startProxy()
@@ -378,27 +378,31 @@ describe("in a process of its own", () => {
     30_000
   )
 
-  it.scopedLive("the CLI's --proxy overrides HTTP_PROXY, --proxy none ignores it", () =>
-    Effect.gen(function*() {
-      const proxy = yield* startProxy()
-      const closed = yield* Effect.promise(freePort)
-      const server = yield* fake
-      const cli = (...args: ReadonlyArray<string>) =>
-        Effect.promise(() =>
-          new Promise<string>((resolve, reject) =>
-            ChildProcess.execFile(
-              process.execPath,
-              [Path.join(root, "packages/cli/bundle/mcp-effect.js"), "-t", server.mcpUrl, ...args, "tools"],
-              { env: { ...process.env, HTTP_PROXY: `http://127.0.0.1:${closed}`, NO_PROXY: "" } },
-              (error, stdout, stderr) =>
-                error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))
+  it.scopedLive(
+    "the CLI's --proxy overrides HTTP_PROXY, --proxy none ignores it [not-on-bun: Bun's fetch proxies by itself]",
+    () =>
+      Effect.gen(function*() {
+        const proxy = yield* startProxy()
+        const closed = yield* Effect.promise(freePort)
+        const server = yield* fake
+        const cli = (...args: ReadonlyArray<string>) =>
+          Effect.promise(() =>
+            new Promise<string>((resolve, reject) =>
+              ChildProcess.execFile(
+                process.execPath,
+                [Path.join(root, "packages/cli/bundle/mcp-effect.js"), "-t", server.mcpUrl, ...args, "tools"],
+                { env: { ...process.env, HTTP_PROXY: `http://127.0.0.1:${closed}`, NO_PROXY: "" } },
+                (error, stdout, stderr) =>
+                  error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`))
+              )
             )
           )
-        )
-      assert.include(yield* cli("--proxy", proxy.url), "echo")
-      assert.isTrue((yield* settledLog(proxy, server)).some(isMcp(server.mcpUrl)))
-      const seen = (yield* settledLog(proxy, server)).length
-      assert.include(yield* cli("--proxy", "none"), "echo")
-      assert.strictEqual((yield* settledLog(proxy, server)).length, seen)
-    }), 30_000)
+        assert.include(yield* cli("--proxy", proxy.url), "echo")
+        assert.isTrue((yield* settledLog(proxy, server)).some(isMcp(server.mcpUrl)))
+        const seen = (yield* settledLog(proxy, server)).length
+        assert.include(yield* cli("--proxy", "none"), "echo")
+        assert.strictEqual((yield* settledLog(proxy, server)).length, seen)
+      }),
+    30_000
+  )
 })

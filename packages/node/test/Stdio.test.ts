@@ -239,7 +239,7 @@ describe("subscriptions over stdio (2026-07-28)", () => {
 })
 
 describe("a stdio server's stderr, inherited", () => {
-  it("goes to the host's own stderr", async () => {
+  it("goes to the host's own stderr [not-on-deno: a host on process.execPath with Node's -e and --input-type]", async () => {
     // A host process of its own, whose stderr the test reads: it spawns a process that writes to
     // its stderr, with `stderr: "inherit"` and no `onStderr` reading.
     const host = [

@@ -3,15 +3,18 @@
  *
  * @internal
  */
+import * as JsonText from "@mcp-effect/client/internal/jsonText"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import { UsageError } from "./errors.js"
 
 /** @internal `--args`: a JSON object. */
 export const parseObject = (text: string): Effect.Effect<Record<string, unknown>, UsageError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (error) => new UsageError({ message: `--args is not valid JSON: ${(error as Error).message}` })
+  Either.match(JsonText.parse(text), {
+    onLeft: (mistake): Effect.Effect<unknown, UsageError> =>
+      Effect.fail(new UsageError({ message: `--args is ${mistake}` })),
+    onRight: (value) => Effect.succeed(value)
   }).pipe(
     Effect.filterOrFail(
       Predicate.isRecord,

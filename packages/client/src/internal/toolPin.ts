@@ -6,11 +6,13 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import type { Field, Fingerprint, LockFile, Pinned, ToolDrift, ToolPin } from "../ToolPin.js"
+import * as JsonText from "./jsonText.js"
 import { sha256Hex } from "./sha256.js"
 
 export { describe } from "./drift.js"
@@ -156,9 +158,9 @@ export const readLock = (path: string): Effect.Effect<LockFile, ConfigError, Fil
     fs.readFileString(path).pipe(
       Effect.mapError((error) => new ConfigError({ message: `${path}: cannot read the lock file: ${error.message}` })),
       Effect.flatMap((text) =>
-        Effect.try({
-          try: () => JSON.parse(text) as unknown,
-          catch: (error) => new ConfigError({ message: `${path}: not JSON: ${String(error)}` })
+        Either.match(JsonText.parse(text), {
+          onLeft: (mistake) => Effect.fail(new ConfigError({ message: `${path}: ${mistake}` })),
+          onRight: Effect.succeed
         })
       ),
       Effect.flatMap((content) => decodeLock(content, path))

@@ -1,7 +1,8 @@
 /**
  * The undici `HttpClient`, loaded with the first HTTP request: undici (about 20 MiB of memory
  * and a good share of the start-up CPU) is never loaded by a process that only talks to stdio
- * servers. After the first request, requests go straight to the loaded client.
+ * servers. After the first request, requests go straight to the loaded client. On Bun, whose
+ * undici has no dispatcher API, the client is the fetch client instead (`bunHttpClient.ts`).
  *
  * @internal
  */
@@ -13,6 +14,7 @@ import type { ConfigError } from "@mcp-effect/client/McpError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { NetworkOptions } from "../UndiciHttpClient.js"
+import * as BunHttpClient from "./bunHttpClient.js"
 import * as Network from "./network.js"
 import type * as ProxyAgentModule from "./proxyAgent.js"
 import type { Postprocess } from "./undiciHttpClient.js"
@@ -32,6 +34,9 @@ export interface Lazy {
  * @internal
  */
 export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settings?: Network.Settings): Lazy => {
+  if (BunHttpClient.isBun() && typeof dispatcher !== "object") {
+    return { client: BunHttpClient.make(settings), release: () => Promise.resolve() }
+  }
   let loaded: Postprocess | undefined
   let loading: Promise<Postprocess> | undefined
   let destroy: (() => Promise<void>) | undefined

@@ -84,10 +84,14 @@ export const make = (options: {
           Effect.map(
             readBounded(response),
             (bytes) =>
-              new Response(response.status === 204 || response.status === 304 ? null : bytes, {
-                status: response.status,
-                headers: response.headers as Record<string, string>
-              })
+              // A response body's bytes are never in shared memory, which `BodyInit` refuses.
+              new Response(
+                response.status === 204 || response.status === 304 ? null : bytes as Uint8Array<ArrayBuffer>,
+                {
+                  status: response.status,
+                  headers: response.headers as Record<string, string>
+                }
+              )
           )
       ).pipe(Effect.timeout(Defaults.OAUTH_REQUEST_TIMEOUT))
       return Runtime.runPromise(runtime)(effect)

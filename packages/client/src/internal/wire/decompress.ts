@@ -6,12 +6,16 @@
  * Inflates with Node's zlib where the runtime has it (Node, Deno, Bun), reached through
  * `process.getBuiltinModule` so the client package stays free of `node:` imports, and with the
  * web-standard `DecompressionStream` elsewhere (see `inflaterStreams` for why not always the latter).
+ * The zlib stream gets web streams of our own rather than `Duplex.toWeb`'s: Deno's enqueues output
+ * into a stream already cancelled and crashes the process with an uncaught error, which is what a
+ * refused bomb does.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Host from "../host.js"
 
 /**
  * Why a body could not be delivered:
@@ -24,7 +28,8 @@ import * as Stream from "effect/Stream"
  */
 export type DecompressFailure = "too-large" | "unsupported-encoding" | "corrupt"
 
-type Format = "gzip" | "deflate"
+/** @internal */
+export type Format = "gzip" | "deflate"
 
 // Bounds what one write can make the inflater produce before the reader's backpressure applies
 // (deflate expands at most ~1032:1; Node pauses mid-chunk anyway, other runtimes may not).
@@ -55,7 +60,8 @@ const formatOf = (contentEncoding: string | undefined): Format | "identity" | un
  * Other failures are `onError("unsupported-encoding" | "corrupt", maxBytes)`; failures of `body`
  * pass through. Interruption or failure cancels the decompressor and interrupts `body`.
  * `maxBytes` may be `Infinity`: an SSE stream is bounded per event by its parser, never as a
- * whole, and its inflation is still paced by its consumer.
+ * whole, and its inflation is still paced by its consumer. `makeInflater` is for tests, which
+ * watch the inflaters made.
  *
  * @internal
  */
@@ -63,12 +69,13 @@ export const decompressBody = <E, E2, R>(
   body: Stream.Stream<Uint8Array, E, R>,
   contentEncoding: string | undefined,
   maxBytes: number,
-  onError: (reason: DecompressFailure, limit: number) => E2
+  onError: (reason: DecompressFailure, limit: number) => E2,
+  makeInflater: (format: Format) => InflaterStreams = inflaterStreams
 ): Stream.Stream<Uint8Array, E | E2, R> => {
   const format = formatOf(contentEncoding)
   if (format === undefined) return Stream.fail(onError("unsupported-encoding", maxBytes))
   if (format === "identity") return maxBytes === Infinity ? body : capped(body, maxBytes, onError)
-  return inflate(body, format, maxBytes, onError)
+  return inflate(body, format, maxBytes, onError, makeInflater)
 }
 
 const capped = <E, E2, R>(
@@ -95,15 +102,85 @@ interface Inflater {
  * Compression Standard says (Node enforces it since 24). Node's gunzip decodes every member, so it
  * is preferred where the runtime has it; elsewhere a multi-member body fails as corrupt.
  */
-const inflaterStreams = (
-  format: Format
-): { readonly readable: ReadableStream<Uint8Array>; readonly writable: WritableStream<Uint8Array> } => {
-  if (typeof process === "undefined" || typeof process.getBuiltinModule !== "function") {
-    return new DecompressionStream(format)
+export const inflaterStreams = (format: Format): InflaterStreams => {
+  const zlib = Host.builtinModule<Zlib>("node:zlib")
+  if (zlib === undefined) return new DecompressionStream(format) as InflaterStreams
+  return webStreams(format === "gzip" ? zlib.createGunzip() : zlib.createInflate())
+}
+
+/** @internal */
+export interface InflaterStreams {
+  readonly readable: ReadableStream<Uint8Array>
+  readonly writable: WritableStream<Uint8Array>
+}
+
+/** The part of `node:zlib` used here. */
+interface Zlib {
+  readonly createGunzip: () => NodeInflater
+  readonly createInflate: () => NodeInflater
+}
+
+/** The part of a zlib `Transform` used here. */
+interface NodeInflater {
+  readonly write: (chunk: Uint8Array, callback: (error?: Error | null) => void) => boolean
+  readonly end: (callback: (error?: Error | null) => void) => void
+  readonly on: (event: "data" | "end" | "error", listener: (value?: unknown) => void) => void
+  readonly pause: () => void
+  readonly resume: () => void
+  readonly destroy: () => void
+}
+
+/**
+ * A zlib stream as a writable and a readable web stream. Its output is paused while the readable
+ * holds a chunk nobody took, and nothing is enqueued once the readable ended, failed or was
+ * cancelled (output zlib still flushes then is dropped). Cancelling or aborting destroys the zlib
+ * stream, which settles a write it was still working on (zlib never calls that write back).
+ */
+const webStreams = (inflater: NodeInflater): InflaterStreams => {
+  let settled = false
+  const pending = new Set<(error?: Error | null) => void>()
+  const close = () => {
+    settled = true
+    inflater.destroy()
+    for (const callback of pending) callback(new Error("the inflater was closed"))
   }
-  const zlib = process.getBuiltinModule("node:zlib")
-  const inflater = format === "gzip" ? zlib.createGunzip() : zlib.createInflate()
-  return process.getBuiltinModule("node:stream").Duplex.toWeb(inflater)
+  const readable = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      inflater.on("data", (chunk) => {
+        if (settled) return
+        const bytes = chunk as Uint8Array
+        controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+        if ((controller.desiredSize ?? 0) <= 0) inflater.pause()
+      })
+      inflater.on("end", () => {
+        if (settled) return
+        settled = true
+        controller.close()
+      })
+      inflater.on("error", (error) => {
+        if (settled) return
+        settled = true
+        controller.error(error)
+      })
+    },
+    pull: () => inflater.resume(),
+    cancel: close
+  })
+  const callback = (resolve: () => void, reject: (error: unknown) => void) => {
+    const settle = (error?: Error | null) => {
+      if (!pending.delete(settle)) return
+      if (error === undefined || error === null) resolve()
+      else reject(error)
+    }
+    pending.add(settle)
+    return settle
+  }
+  const writable = new WritableStream<Uint8Array>({
+    write: (chunk) => new Promise((resolve, reject) => void inflater.write(chunk, callback(resolve, reject))),
+    close: () => new Promise((resolve, reject) => inflater.end(callback(resolve, reject))),
+    abort: close
+  })
+  return { readable, writable }
 }
 
 const ignore = () => {}
@@ -112,13 +189,14 @@ const inflate = <E, E2, R>(
   body: Stream.Stream<Uint8Array, E, R>,
   format: Format,
   maxBytes: number,
-  onError: (reason: DecompressFailure, limit: number) => E2
+  onError: (reason: DecompressFailure, limit: number) => E2,
+  makeInflater: (format: Format) => InflaterStreams
 ): Stream.Stream<Uint8Array, E | E2, R> =>
   Stream.unwrapScoped(Effect.gen(function*() {
     const { reader, writer } = yield* Effect.acquireRelease(
       Effect.try({
         try: (): Inflater => {
-          const { readable, writable } = inflaterStreams(format)
+          const { readable, writable } = makeInflater(format)
           return { reader: readable.getReader(), writer: writable.getWriter() }
         },
         catch: () => onError("unsupported-encoding", maxBytes)

@@ -1,0 +1,71 @@
+// The runtimes the tests run on besides Node: Bun and Deno, whose binaries the npm registry ships
+// as packages (`@oven/bun-linux-x64`, `@deno/linux-x64-glibc`), installed on first use into
+// `.cache/<runtime>-<version>` (outside the workspace and its lockfile) and reused after, as the
+// extra Node versions are (nodes.mjs).
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+/**
+ * Each runtime: its package, pinned, the binary's path inside it, and how vitest is started on it
+ * (`bun --bun` runs vitest on Bun's own runtime, not on a `node` it would find on PATH; Deno
+ * needs its permissions, listed in docs/runtimes.md — `-A` grants them all to the test run).
+ */
+export const runtimes = {
+  bun: {
+    package: "@oven/bun-linux-x64",
+    version: "1.4.5",
+    binary: ["bin", "bun"],
+    vitest: (binary) => [binary, "--bun", "node_modules/vitest/vitest.mjs"]
+  },
+  deno: {
+    package: "@deno/linux-x64-glibc",
+    version: "2.9.6",
+    binary: ["deno"],
+    vitest: (binary) => [binary, "run", "-A", "node_modules/vitest/vitest.mjs"]
+  }
+}
+
+/**
+ * The tests that cannot run on a runtime, by the tag in their names: `[node-only: why]` (neither
+ * Bun nor Deno) or `[not-on-RUNTIME: why]`. As a `--testNamePattern`: every name without them.
+ */
+export const excluding = (runtime) => `^(?!.*\\[(node-only|not-on-${runtime}):)`
+
+/** Why the binaries cannot be had here, or undefined when they can. */
+export const unavailable = () =>
+  process.platform === "linux" && process.arch === "x64"
+    ? undefined
+    : `Bun and Deno binaries from the registry are installed for linux-x64 only (this is ${process.platform}-${process.arch})`
+
+/** The path of the runtime's binary, installing its package first when missing. */
+export const runtimeBinary = (name) => {
+  const runtime = runtimes[name]
+  const prefix = Path.join(root, ".cache", `${name}-${runtime.version}`)
+  const binary = Path.join(prefix, "node_modules", ...runtime.package.split("/"), ...runtime.binary)
+  if (Fs.existsSync(binary)) return binary
+  Fs.mkdirSync(prefix, { recursive: true })
+  const installed = spawnSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      `${runtime.package}@${runtime.version}`
+    ],
+    { stdio: "inherit" }
+  )
+  if (installed.status !== 0 || !Fs.existsSync(binary)) {
+    throw new Error(`could not install ${runtime.package}@${runtime.version} into ${prefix}`)
+  }
+  // npm keeps the mode the tarball gives, which for these binaries is not always executable.
+  Fs.chmodSync(binary, 0o755)
+  return binary
+}
