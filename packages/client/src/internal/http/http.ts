@@ -24,8 +24,8 @@ import * as Policies from "../policies.js"
 import * as Sha256 from "../sha256.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
-import * as Cors from "./cors.js"
 import type { BodyReader, BodyReaderPause } from "./bodyReader.js"
+import * as Cors from "./cors.js"
 
 /** @internal */
 export interface HttpSettings {

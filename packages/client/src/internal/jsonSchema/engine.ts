@@ -47,10 +47,10 @@ import type {
   Unusable,
   ValidationIssue
 } from "../../JsonSchema.js"
+import { randomUuid } from "../sha256.js"
 import { analyse, type Analysis } from "./analysis.js"
 import { dialectUris, knownDialect, unsupported } from "./dialect.js"
 import { type EngineOptions, measure, refuseInstance } from "./limits.js"
-import { randomUuid } from "../sha256.js"
 
 removeUriSchemePlugin("http")
 removeUriSchemePlugin("https")
