@@ -99,7 +99,11 @@ beforeAll(async () => {
     uncorsed: modern.mcpUrl,
     page: pages.url
   }
-  browser = await chromium.launch({ executablePath: chromiumPath })
+  // `insecure.test` reaches the page server by a name that is not loopback's: a non-secure page.
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--host-resolver-rules=MAP insecure.test 127.0.0.1"]
+  })
   page = await browser.newPage()
   page.on("console", (message) => console.log(`[page] ${message.text()}`))
   await open(urls.page)
@@ -155,6 +159,22 @@ describe("Chromium (esbuild bundle)", () => {
 describe("Chromium (Vite bundle, no plugins)", () => {
   it("connects, lists tools and calls one on both eras", async () => {
     await open(`${urls.page}/vite.html`)
+    for (const url of [urls.legacy, urls.modern]) {
+      const result = await run("basic", url)
+      assert.deepStrictEqual(result.sum, { sum: 42 })
+    }
+  })
+})
+
+describe("Chromium (a non-secure page: no crypto.randomUUID, no crypto.subtle)", () => {
+  it("connects, lists tools and calls one whose result is validated against its output schema", async () => {
+    await open(`${urls.page.replace("127.0.0.1", "insecure.test")}/`)
+    const context = await page.evaluate(() => ({
+      secure: globalThis.isSecureContext,
+      randomUUID: typeof globalThis.crypto.randomUUID,
+      subtle: typeof globalThis.crypto.subtle
+    }))
+    assert.deepStrictEqual(context, { secure: false, randomUUID: "undefined", subtle: "undefined" })
     for (const url of [urls.legacy, urls.modern]) {
       const result = await run("basic", url)
       assert.deepStrictEqual(result.sum, { sum: 42 })
