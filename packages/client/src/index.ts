@@ -1,4 +1,8 @@
 /**
+ * @since 0.2.0
+ */
+export * as Browser from "./Browser.js"
+/**
  * @since 0.1.0
  */
 export * as ChildProcess from "./ChildProcess.js"
@@ -10,6 +14,10 @@ export * as ConnectionState from "./ConnectionState.js"
  * @since 0.2.0
  */
 export * as EraCache from "./EraCache.js"
+/**
+ * @since 0.2.0
+ */
+export * as Facade from "./Facade.js"
 /**
  * @since 0.1.0
  */

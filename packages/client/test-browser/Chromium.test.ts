@@ -156,6 +156,29 @@ describe("Chromium (esbuild bundle)", () => {
   })
 })
 
+describe("Chromium: the Promise facade (Browser.connect)", () => {
+  it("connects to either era, lists tools and calls them with progress", async () => {
+    for (const [url, era] of [[urls.legacy, "2025-11-25"], [urls.modern, "2026-07-28"]] as const) {
+      const result = await run("facade", url)
+      assert.strictEqual(result.era, era)
+      assert.includeMembers(result.tools as Array<string>, ["echo", "add"])
+      assert.deepStrictEqual(result.sum, { sum: 42 })
+      assert.deepStrictEqual(result.progress, [1, 2])
+    }
+  })
+
+  it("rejects with ConnectionError (reason cors) for a server without CORS headers", async () => {
+    const result = await run("facadeFailure", urls.uncorsed)
+    assert.include(result, { connectionError: true, reason: "cors" })
+  })
+
+  it("rejects a command line with ConfigError: a page starts no process", async () => {
+    const result = await run("facadeFailure", "npx -y @modelcontextprotocol/server-everything")
+    assert.include(result, { configError: true })
+    assert.include(result.message as string, "cannot start a process")
+  })
+})
+
 describe("Chromium (Vite bundle, no plugins)", () => {
   it("connects, lists tools and calls one on both eras", async () => {
     await open(`${urls.page}/vite.html`)
@@ -170,7 +193,7 @@ describe("Chromium (a non-secure page: no crypto.randomUUID, no crypto.subtle)",
   it("connects, lists tools and calls one whose result is validated against its output schema", async () => {
     await open(`${urls.page.replace("127.0.0.1", "insecure.test")}/`)
     const context = await page.evaluate(() => ({
-      secure: globalThis.isSecureContext,
+      secure: (globalThis as unknown as { readonly isSecureContext: boolean }).isSecureContext,
       randomUUID: typeof globalThis.crypto.randomUUID,
       subtle: typeof globalThis.crypto.subtle
     }))
