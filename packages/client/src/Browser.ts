@@ -40,6 +40,14 @@ import type * as Target from "./Target.js"
 export type ConnectOptions = Facade.FacadeOptions
 
 /**
+ * The client {@link connect} resolves with (see `Facade.Client`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Client = Facade.Client
+
+/**
  * `McpClient.layer` over `FetchHttpClient`: the Effect API in a page.
  *
  * @since 0.2.0
@@ -72,7 +80,7 @@ const withoutStdio = (
 export const connect = async (
   targets: Target.Target | Target.Named | ReadonlyArray<Target.Target | Target.Named>,
   options: ConnectOptions = {}
-): Promise<Facade.Client> => {
+): Promise<Client> => {
   const servers = await run(
     Effect.flatMap(Facade.configsFor(targets, options, () => Effect.succeed(undefined)), withoutStdio)
   )

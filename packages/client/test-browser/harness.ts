@@ -9,6 +9,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { forward } from "../../../examples/browser-serve.js"
 
 export const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 export const chromiumPath = "/usr/bin/chromium"
@@ -89,16 +90,7 @@ export const corsGateway = (targets: Record<string, string>) =>
       response.writeHead(404, cors).end()
       return
     }
-    const upstream = Http.request(`${target}/${rest.join("/")}`, {
-      method: request.method,
-      headers: { ...request.headers, host: new URL(target).host }
-    }, (reply) => {
-      response.writeHead(reply.statusCode ?? 502, { ...reply.headers, ...cors })
-      reply.pipe(response)
-    })
-    upstream.on("error", () => response.destroy())
-    response.on("close", () => upstream.destroy())
-    request.pipe(upstream)
+    forward(request, response, `${target}/${rest.join("/")}`, cors)
   })
 
 export const html = (script: string) =>
