@@ -5,5 +5,8 @@ import { shared } from "../../vitest.shared.js"
 // workspace; they load the built browser bundle, so `npm run build` comes first.
 export default mergeConfig(
   shared,
-  defineConfig({ test: { name: "browser", root: import.meta.dirname, include: ["test-browser/**/*.test.ts"] } })
+  defineConfig({
+    // One file at a time: the first installs Chromium when it is missing (one apt-get at a time).
+    test: { name: "browser", root: import.meta.dirname, include: ["test-browser/**/*.test.ts"], fileParallelism: false }
+  })
 )

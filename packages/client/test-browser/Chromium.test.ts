@@ -14,7 +14,7 @@ import * as Path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { build as viteBuild } from "vite"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { artifacts, chromiumPath, corsGateway, ensureChromium, html, pageServer } from "./harness.js"
+import { artifacts, chromiumPath, corsGateway, ensureBuilt, ensureChromium, html, pageServer } from "./harness.js"
 
 const entry = Path.join(import.meta.dirname, "page.ts")
 const scope = Effect.runSync(Scope.make())
@@ -77,6 +77,7 @@ const viteBundle = async () => {
 }
 
 beforeAll(async () => {
+  ensureBuilt()
   ensureChromium()
   Fs.mkdirSync(artifacts, { recursive: true })
   const [legacy, modern, esbuilt, vited] = await Promise.all([

@@ -11,13 +11,14 @@ import * as Path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { serve } from "../../../examples/browser-serve.js"
-import { artifacts, chromiumPath, ensureChromium } from "./harness.js"
+import { artifacts, chromiumPath, ensureBuilt, ensureChromium } from "./harness.js"
 
 const scope = Effect.runSync(Scope.make())
 let browser: Browser
 let url: string
 
 beforeAll(async () => {
+  ensureBuilt()
   ensureChromium()
   url = (await Effect.runPromise(Scope.extend(serve(0), scope))).url
   browser = await chromium.launch({ executablePath: chromiumPath })

@@ -36,6 +36,13 @@ export const ensureChromium = (): void => {
   console.log(`installed chromium in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 }
 
+/** The tests bundle the client's browser build: `npm run build` makes it (the typecheck step runs it). */
+export const ensureBuilt = (): void => {
+  if (!Fs.existsSync(Path.join(root, "packages/client/browser/index.js"))) {
+    throw new Error("packages/client/browser/ is missing: run `npm run build` first")
+  }
+}
+
 /** A server on a free loopback port, closed by `close`. */
 export const listen = async (handler: Http.RequestListener) => {
   const server = Http.createServer(handler)
