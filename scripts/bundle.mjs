@@ -78,28 +78,54 @@ const publicModules = (pkg) =>
     .filter((file) => !(pkg === standalone.pkg && file === `${standalone.module}.ts`))
     .map((file) => file.slice(0, -".ts".length))
 
+/** The bundle Node loads (the `node` export condition). */
+const forNode = { directory: "bundle", options: { platform: "node", target: "node20" }, externals: externalsOf }
+
+/**
+ * The client's bundle for browsers (its `browser` export condition), which bundlers take
+ * without plugins or aliases: `@hyperjump/browser` points its `exports` at an entry that imports
+ * `node:fs`, and bundlers follow `exports` over its `browser` field. Here the `@hyperjump/*`
+ * packages are bundled in, with the browser entry the package itself ships; every other
+ * dependency stays the consumer's to resolve (docs/browser.md).
+ */
+const forBrowser = {
+  directory: "browser",
+  options: {
+    platform: "browser",
+    target: "es2022",
+    plugins: [{
+      name: "hyperjump-browser-entry",
+      setup(build) {
+        build.onResolve({ filter: /^@hyperjump\/browser$/ }, () => ({
+          path: Path.join(root, "node_modules/@hyperjump/browser/lib/index.browser.js")
+        }))
+      }
+    }]
+  },
+  externals: (pkg) => externalsOf(pkg).filter((name) => !name.startsWith("@hyperjump/"))
+}
+
 /**
  * One package's bundle: every public module in one shared chunk (modules a package loads on
  * first use stay chunks of their own), and a file per public module that re-exports its part.
  * Finer chunks — esbuild's one per set of entries sharing code — left ~50 modules to load.
  */
-const bundleLibrary = async (pkg) => {
+const bundleLibrary = async (pkg, flavour = forNode) => {
   const dist = Path.join(root, "packages", pkg, "dist")
-  const outdir = Path.join(root, "packages", pkg, "bundle")
+  const outdir = Path.join(root, "packages", pkg, flavour.directory)
   const modules = publicModules(pkg)
   const core = Path.join(dist, "bundle-core.js")
   Fs.writeFileSync(core, modules.map((name) => `export * as ${name} from "./${name}.js"\n`).join(""))
   Fs.rmSync(outdir, { recursive: true, force: true })
   await esbuild.build({
     bundle: true,
-    platform: "node",
     format: "esm",
-    target: "node20",
+    ...flavour.options,
     entryPoints: { core, index: Path.join(dist, "index.js") },
     outdir,
     splitting: true,
     chunkNames: "chunks/[name]-[hash]",
-    external: externalsOf(pkg),
+    external: flavour.externals(pkg),
     sourcemap: true,
     legalComments: "none",
     logLevel: "warning"
@@ -148,6 +174,7 @@ const bundleStandalone = async () => {
 // In order: listing the Node package's exports loads the client's bundle.
 for (const pkg of libraries) await bundleLibrary(pkg)
 await bundleStandalone()
+await bundleLibrary("client", forBrowser)
 await Promise.all([...workerBeside("packages/node/bundle"), ...workerBeside(standalone.outDir)])
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [

@@ -66,7 +66,7 @@ const checkResolution = (binary, project, env) => {
   }
 }
 
-const allowedEntry = /^package\/(package\.json|README\.md|LICENSE|(dist|src|bundle)\/.+)$/
+const allowedEntry = /^package\/(package\.json|README\.md|LICENSE|(dist|src|bundle|browser)\/.+)$/
 
 const run = (command, args, options = {}) => {
   const result = spawnSync(command, args, { encoding: "utf8", ...options })

@@ -74,6 +74,30 @@ const runtimeStep = (runtime) => {
   }
 }
 
+/**
+ * The client in headless Chromium (Debian's `chromium`, installed by the tests when missing),
+ * against fake servers of both eras; needs the build (the typecheck step's).
+ */
+const browserStep = (() => {
+  const results = ".vitest/results-browser.json"
+  return {
+    name: "browser-chromium",
+    command: [
+      process.execPath,
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "--config",
+      "packages/client/vitest.browser.config.ts",
+      "--reporter=default",
+      "--reporter=json",
+      // The config's root is the client package: an absolute path keeps the results here.
+      `--outputFile=${process.cwd()}/${results}`
+    ],
+    before: () => Fs.rmSync(results, { force: true }),
+    summary: (exitCode) => summarizeFile(results, exitCode)
+  }
+})()
+
 /** The steps of `npm test`, in order: a name and its command. */
 export const steps = [
   { name: "typecheck", command: ["npm", "run", "typecheck", "--silent"] },
@@ -89,6 +113,7 @@ export const steps = [
   },
   { name: "soak-smoke", command: ["node", "--expose-gc", "packages/soak/dist/main.js", "--smoke"] },
   { name: "consumer", command: ["node", "scripts/consumer-test.mjs"] },
+  browserStep,
   unitStep(undefined),
   ...extraVersions.map(unitStep),
   runtimeStep("bun"),

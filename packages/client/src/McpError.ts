@@ -28,6 +28,9 @@ import { TaggedError } from "./internal/taggedError.js"
  * - `closed`: the connection was closed: a stdin pipe, a stream or a session that ended.
  * - `protocol`: the server broke the transport's rules (a bad redirect, an SSE `endpoint` on
  *   another origin, no usable events).
+ * - `cors`: in a browser page, a request to another origin failed as a CORS refusal does (the
+ *   server sent no `Access-Control-Allow-Origin` for the page, or refused the preflight); the
+ *   browser keeps the exact reason in its console (docs/browser.md).
  *
  * @since 0.2.0
  * @category models
@@ -42,7 +45,8 @@ export const ConnectionFailureReason = Schema.Literal(
   "exited",
   "spawn",
   "closed",
-  "protocol"
+  "protocol",
+  "cors"
 )
 
 /**

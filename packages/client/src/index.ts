@@ -1,6 +1,7 @@
 /**
  * @since 0.2.0
  */
+export * as Browser from "./Browser.js"
 export * as CacheStore from "./CacheStore.js"
 /**
  * @since 0.1.0
@@ -14,6 +15,10 @@ export * as ConnectionState from "./ConnectionState.js"
  * @since 0.2.0
  */
 export * as EraCache from "./EraCache.js"
+/**
+ * @since 0.2.0
+ */
+export * as Facade from "./Facade.js"
 /**
  * @since 0.1.0
  */

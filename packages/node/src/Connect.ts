@@ -5,6 +5,8 @@
  *
  * @since 0.1.0
  */
+import * as Facade from "@mcp-effect/client/Facade"
+import * as internalRun from "@mcp-effect/client/internal/facade/run"
 import type * as McpBundle from "@mcp-effect/client/McpBundle"
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import { ConfigError } from "@mcp-effect/client/McpError"
@@ -14,7 +16,6 @@ import * as Layer from "effect/Layer"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as internalClient from "./internal/facade/client.js"
 import * as internalConfigs from "./internal/facade/configs.js"
-import * as internalRun from "./internal/facade/run.js"
 import type { Client, ConnectOptions } from "./internal/facade/types.js"
 import * as LazyMcpConfig from "./internal/lazyMcpConfig.js"
 import type * as NodeMcpBundleModule from "./NodeMcpBundle.js"
@@ -71,7 +72,7 @@ export const connect = async (
  */
 export const fromRuntime: <E>(
   runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, E>
-) => Promise<Client> = internalClient.fromRuntime
+) => Promise<Client> = Facade.fromRuntime
 
 /**
  * The options of {@link connectFromConfig}: `connect`'s, but those the file says per server, and

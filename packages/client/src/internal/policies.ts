@@ -30,7 +30,8 @@ import * as Limits from "./limits.js"
 
 /**
  * A request that failed in transport or with a 5xx is tried `retries` more times, the first
- * after `retryBase`, then 2×, 4×, … — never a `tools/call`, which may have had effects.
+ * after `retryBase`, then 2×, 4×, … — never a `tools/call`, which may have had effects, nor a
+ * request a browser refused for CORS.
  */
 export const retryTransient = <A, E extends { readonly _tag: string }>(
   settings: { readonly retries: number; readonly retryBase: Duration.Duration },
@@ -38,7 +39,10 @@ export const retryTransient = <A, E extends { readonly _tag: string }>(
   effect: Effect.Effect<A, E>
 ): Effect.Effect<A, E> => {
   if (method === "tools/call" || settings.retries <= 0) return effect
-  const retryable = (error: E) => error._tag === "ConnectionError" || error._tag === "TransientServerError"
+  // A CORS refusal is the server's configuration: trying again only delays the report.
+  const retryable = (error: E) =>
+    (error._tag === "ConnectionError" && (error as { readonly reason?: string }).reason !== "cors") ||
+    error._tag === "TransientServerError"
   // `Effect.retry(effect, { schedule: Schedule.exponential(retryBase), times: retries,
   // while: retryable })`, with the schedule's driver built only once a first attempt failed (most
   // requests never pay for it): the second attempt after retryBase, the others after 2×, 4×, …

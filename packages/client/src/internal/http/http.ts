@@ -21,10 +21,11 @@ import * as Defaults from "../defaults.js"
 import { classify, withDetail } from "../failure.js"
 import * as Limits from "../limits.js"
 import * as Policies from "../policies.js"
-import { sha256Hex } from "../sha256.js"
+import * as Sha256 from "../sha256.js"
 import { decompressBody } from "../wire/decompress.js"
 import { BodyReaderTypeId, hasRawBodies } from "./bodyReader.js"
 import type { BodyReader, BodyReaderPause } from "./bodyReader.js"
+import * as Cors from "./cors.js"
 
 /** @internal */
 export interface HttpSettings {
@@ -160,6 +161,18 @@ export const transportError = (s: HttpSettings, error: HttpClientError.HttpClien
   if (typeof error === "string") return new ConnectionError({ server: s.server, message: error, reason: "protocol" })
   const failure = classify(error.cause)
   const origin = originOf(error.request.url)
+  const page = error._tag === "RequestError" ? Cors.suspectedBy(error.request.url, error.cause) : undefined
+  if (page !== undefined) {
+    return new ConnectionError({
+      server: s.server,
+      message: withDetail(
+        `could not reach ${origin} from the page at ${page}, likely CORS: the server must allow this origin and expose its MCP headers (docs/browser.md)`,
+        failure
+      ),
+      cause: error.cause,
+      reason: "cors"
+    })
+  }
   const what = error._tag === "RequestError"
     ? error.reason === "Transport" ? `could not reach ${origin}` : `could not send a request to ${origin}`
     : `the response from ${origin} broke off`
@@ -458,12 +471,16 @@ export const authorizationKey = (headers: Record<string, string>): Effect.Effect
   const value = headers[name]!
   const known = digests.get(value)
   if (known !== undefined) return Effect.succeed(known)
+  // An insecure browser page has no digest: a key of this process alone, never the credential.
+  if (!Sha256.available()) return Effect.succeed(remember(value, `unhashed:${Sha256.randomUuid()}`))
   return Effect.map(
-    Effect.promise(() => sha256Hex(value)),
-    (hex) => {
-      if (digests.size >= 64) digests.clear()
-      digests.set(value, hex)
-      return hex
-    }
+    Effect.promise(() => Sha256.sha256Hex(value)),
+    (hex) => remember(value, hex)
   )
+}
+
+const remember = (value: string, key: string): string => {
+  if (digests.size >= 64) digests.clear()
+  digests.set(value, key)
+  return key
 }

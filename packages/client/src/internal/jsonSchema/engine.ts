@@ -47,6 +47,7 @@ import type {
   Unusable,
   ValidationIssue
 } from "../../JsonSchema.js"
+import { randomUuid } from "../sha256.js"
 import { analyse, type Analysis } from "./analysis.js"
 import { dialectUris, knownDialect, unsupported } from "./dialect.js"
 import { type EngineOptions, measure, refuseInstance } from "./limits.js"
@@ -148,7 +149,7 @@ export const makeEngine = (options: EngineOptions): Engine => {
   const prepare = async (schema: unknown): Promise<Prepared> => {
     const dialect = declared(schema)
     if ("_tag" in dialect) return dialect
-    const rootUri = `urn:uuid:${globalThis.crypto.randomUUID()}`
+    const rootUri = `urn:uuid:${randomUuid()}`
     let analysis: Analysis
     try {
       analysis = analyse(schema, {

@@ -4,10 +4,10 @@
  *
  * @internal
  */
+import { run } from "@mcp-effect/client/internal/facade/run"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as ToolPin from "@mcp-effect/client/ToolPin"
 import * as Effect from "effect/Effect"
-import { run } from "./run.js"
 import type { ConnectOptions } from "./types.js"
 
 /** `servers` pinned by `pin`'s lock; rejects with a `ConfigError` when its file cannot be used. */

@@ -3,8 +3,8 @@
  *
  * @internal
  */
-import type { Negotiated } from "@mcp-effect/client/Protocol"
-import type { ServerConnection } from "@mcp-effect/client/ServerConnection"
+import type { Negotiated } from "../../Protocol.js"
+import type { ServerConnection } from "../../ServerConnection.js"
 import type { ServerHandle } from "./types.js"
 
 const connectionOf = Symbol("connection")

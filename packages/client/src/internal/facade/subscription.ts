@@ -4,11 +4,11 @@
  *
  * @internal
  */
-import type * as McpClient from "@mcp-effect/client/McpClient"
-import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type * as McpClient from "../../McpClient.js"
+import type * as Subscription from "../../Subscription.js"
 import { callGuarded } from "./listeners.js"
 import { closeScope } from "./run.js"
 import type { Runner } from "./run.js"

@@ -4,10 +4,10 @@
  *
  * @internal
  */
-import type * as McpClient from "@mcp-effect/client/McpClient"
-import type * as McpSchema from "@mcp-effect/client/McpSchema"
-import type { CallToolOutcome } from "@mcp-effect/client/ServerConnection"
 import type * as Exit from "effect/Exit"
+import type * as McpClient from "../../McpClient.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type { CallToolOutcome } from "../../ServerConnection.js"
 import type { Runner } from "./run.js"
 import { settle } from "./run.js"
 import type { Signal } from "./types.js"

@@ -1,0 +1,92 @@
+/**
+ * The client in a browser page (or any runtime with `fetch` and no processes): the `McpClient`
+ * layer over `FetchHttpClient`, and the Promise facade `connect(url)` — the Node facade's surface
+ * and errors, minus stdio servers, network settings (proxies, CAs: the browser's own apply) and
+ * the loopback OAuth flow. See docs/browser.md for CORS, bundlers and limits.
+ *
+ * @example
+ * ```ts
+ * import * as Browser from "@mcp-effect/client/Browser"
+ *
+ * const client = await Browser.connect("https://mcp.example.com/mcp")
+ * const tools = await client.listTools()
+ * const result = await client.callTool(tools[0]!.name, {})
+ * await client.close()
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Facade from "./Facade.js"
+import { run } from "./internal/facade/run.js"
+import * as McpClient from "./McpClient.js"
+import type { ConnectError } from "./McpError.js"
+import { ConfigError } from "./McpError.js"
+import type { ServerConfig } from "./ServerConfig.js"
+import type * as Target from "./Target.js"
+
+/**
+ * The options of {@link connect}: the facade's shared ones (`headers`, `auth`, `readTimeout`,
+ * `protocol`, handlers, listeners, limits, …).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ConnectOptions = Facade.FacadeOptions
+
+/**
+ * The client {@link connect} resolves with (see `Facade.Client`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Client = Facade.Client
+
+/**
+ * `McpClient.layer` over `FetchHttpClient`: the Effect API in a page.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options: McpClient.Options<HttpClient.HttpClient>
+): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
+  Layer.provide(McpClient.layer(options), FetchHttpClient.layer)
+
+/** A browser runs no processes: a stdio target is a `ConfigError` before anything is sent. */
+const withoutStdio = (
+  configs: ReadonlyArray<ServerConfig<Target.Requirements>>
+): Effect.Effect<ReadonlyArray<ServerConfig<HttpClient.HttpClient>>, ConfigError> => {
+  const stdio = configs.find((config) => config.kind === "stdio")
+  return stdio === undefined
+    ? Effect.succeed(configs as ReadonlyArray<ServerConfig<HttpClient.HttpClient>>)
+    : Effect.fail(new ConfigError({ message: `${stdio.name}: a browser cannot start a process; give a server URL` }))
+}
+
+/**
+ * Connects to one server URL or several (a list may name them: `[{ name, target }]`) over
+ * `fetch`, and resolves once every one is connected. Rejects with the Effect API's error classes:
+ * `ConfigError` for a target that is no http(s) URL (a command line included), `ConnectionError`
+ * for a server that cannot be reached (`reason: "cors"` when the browser refused the response).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const connect = async (
+  targets: Target.Target | Target.Named | ReadonlyArray<Target.Target | Target.Named>,
+  options: ConnectOptions = {}
+): Promise<Client> => {
+  const servers = await run(
+    Effect.flatMap(Facade.configsFor(targets, options, () => Effect.succeed(undefined)), withoutStdio)
+  )
+  return Facade.open(servers, options, (clientOptions) =>
+    Layer.provideMerge(
+      layer(clientOptions),
+      Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning"))
+    ))
+}
