@@ -58,7 +58,17 @@ const layers = [
 ];
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/bundle/**", "packages/client/browser/**", ".browser-artifacts/**", "**/node_modules/**", "**/*.d.ts", ".bench/**"] },
+  {
+    ignores: [
+      "**/dist/**",
+      "**/bundle/**",
+      "packages/client/browser/**",
+      ".browser-artifacts/**",
+      "**/node_modules/**",
+      "**/*.d.ts",
+      ".bench/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,
