@@ -168,12 +168,39 @@ const listWith = (
     )
   })
 
+/** The headers of a request about one task. */
+const taskHeaders = (taskId: string) => ({ "mcp-name": HeaderParams.encodeValue(taskId) })
+
+/**
+ * Tells the server an abandoned task's work is no longer wanted: `tasks/cancel` in both eras
+ * (for tasks, the spec forbids `notifications/cancelled`), where the server takes it. Best
+ * effort, on a fiber of its own, so that an interrupted caller is not held by the round trip.
+ */
+const abandonWith = (context: Context, gate: ReturnType<typeof gateWith>) => (task: Task) =>
+  Effect.forkDaemon(Effect.ignore(
+    Effect.flatMap(
+      gate("tasks/cancel", ["cancel"]),
+      () =>
+        context.send(
+          "tasks/cancel",
+          { taskId: task.taskId },
+          { timeout: Defaults.TASK_CANCEL_TIMEOUT },
+          taskHeaders(task.taskId)
+        )
+    )
+  ))
+
+/** A call is abandoned when its caller gave up (interrupted it) or its wait ran out of time. */
+const abandoned = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
+  Exit.isInterrupted(exit) ||
+  (Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (e) => e._tag === "RequestTimeoutError"))
+
 /** @internal */
 export const make = (context: Context) => {
   const { server } = context
   const registry = Registry.make(server)
   const { check, observe, toTask } = registry
-  const headers = (taskId: string) => ({ "mcp-name": HeaderParams.encodeValue(taskId) })
+  const headers = taskHeaders
   const gate = gateWith(context)
   const failure = (task: Task) => failureOf(server, task)
 
@@ -297,29 +324,7 @@ export const make = (context: Context) => {
       )
     )
 
-  /**
-   * Tells the server an abandoned task's work is no longer wanted: `tasks/cancel` in both eras
-   * (for tasks, the spec forbids `notifications/cancelled`), where the server takes it. Best
-   * effort, on a fiber of its own, so that an interrupted caller is not held by the round trip.
-   */
-  const abandon = (task: Task) =>
-    Effect.forkDaemon(Effect.ignore(
-      Effect.flatMap(
-        gate("tasks/cancel", ["cancel"]),
-        () =>
-          context.send(
-            "tasks/cancel",
-            { taskId: task.taskId },
-            { timeout: Defaults.TASK_CANCEL_TIMEOUT },
-            headers(task.taskId)
-          )
-      )
-    ))
-
-  /** A call is abandoned when its caller gave up (interrupted it) or its wait ran out of time. */
-  const abandoned = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
-    Exit.isInterrupted(exit) ||
-    (Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (e) => e._tag === "RequestTimeoutError"))
+  const abandon = abandonWith(context, gate)
 
   /**
    * Drives a task to its end as `callTool` does: polled at the server's pace, input requests
