@@ -30,6 +30,23 @@ describe("newline-delimited JSON framing", () => {
     assert.deepStrictEqual(values, [{ text: "é€😀" }])
   })
 
+  it("keeps a BOM inside a line whatever the split, and drops one that starts a line", () => {
+    // Found by the property test on Node 24: a BOM after a character split across chunks was dropped.
+    const whole = decoder()
+    const split = decoder()
+    const line = bytes("\u{1F600}\uFEFF\u0000")
+    whole.lines.push(line)
+    whole.lines.end()
+    split.lines.push(line.subarray(0, 1))
+    split.lines.push(line.subarray(1))
+    split.lines.end()
+    assert.deepStrictEqual(split.malformed, whole.malformed)
+    assert.include(whole.malformed[0]!.excerpt, "\uFEFF")
+    const led = decoder()
+    led.lines.push(bytes("\uFEFF{\"a\":1}\n"))
+    assert.deepStrictEqual(led.values, [{ a: 1 }])
+  })
+
   it("skips an over-long line by its size, and reads the next one", () => {
     const { lines, malformed, values } = decoder(16)
     lines.push(bytes("{\"long\":\"" + "x".repeat(20)))

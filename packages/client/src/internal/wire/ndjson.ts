@@ -28,12 +28,15 @@ export const makeLineDecoder = (maxLineBytes: number, handlers: LineHandlers): L
   // character split across chunks), not as buffers joined at the end: each chunk is released as
   // soon as it is decoded, so a large message costs its text and its parsed value, not also a
   // copy of its bytes.
-  const decoder = new TextDecoder("utf-8")
+  // BOMs are kept by the decoder and a line's leading one dropped here: whether a decoder strips
+  // a BOM that follows a character split across chunks differs between Node versions (24 does).
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
   let pendingText = ""
   let pendingBytes = 0
   let discarding = false
 
-  const emit = (text: string, bytes: number) => {
+  const emit = (line: string, bytes: number) => {
+    const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line
     if (text.length === 0 || (text.length < 3 && text.trim().length === 0)) return
     let value: unknown
     try {
