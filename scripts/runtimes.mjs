@@ -2,12 +2,7 @@
 // as packages (`@oven/bun-linux-x64`, `@deno/linux-x64-glibc`), installed on first use into
 // `.cache/<runtime>-<version>` (outside the workspace and its lockfile) and reused after, as the
 // extra Node versions are (nodes.mjs).
-import { spawnSync } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+import { cachedBinary } from "./nodes.mjs"
 
 /**
  * Each runtime: its package, pinned, the binary's path inside it, and how vitest is started on it
@@ -44,28 +39,8 @@ export const unavailable = () =>
 /** The path of the runtime's binary, installing its package first when missing. */
 export const runtimeBinary = (name) => {
   const runtime = runtimes[name]
-  const prefix = Path.join(root, ".cache", `${name}-${runtime.version}`)
-  const binary = Path.join(prefix, "node_modules", ...runtime.package.split("/"), ...runtime.binary)
-  if (Fs.existsSync(binary)) return binary
-  Fs.mkdirSync(prefix, { recursive: true })
-  const installed = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      prefix,
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      `${runtime.package}@${runtime.version}`
-    ],
-    { stdio: "inherit" }
-  )
-  if (installed.status !== 0 || !Fs.existsSync(binary)) {
-    throw new Error(`could not install ${runtime.package}@${runtime.version} into ${prefix}`)
-  }
-  // npm keeps the mode the tarball gives, which for these binaries is not always executable.
-  Fs.chmodSync(binary, 0o755)
-  return binary
+  return cachedBinary(`${name}-${runtime.version}`, `${runtime.package}@${runtime.version}`, [
+    ...runtime.package.split("/"),
+    ...runtime.binary
+  ])
 }
