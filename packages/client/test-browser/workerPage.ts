@@ -27,7 +27,6 @@ const call = async (url: string, tool: string) => {
     await client.close()
   }
 }
-
 ;(globalThis as unknown as { mcpWorkerTest: unknown }).mcpWorkerTest = {
   call,
   /** Starts a call and returns at once; `settle` waits for it. */

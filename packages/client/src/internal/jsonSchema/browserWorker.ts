@@ -61,7 +61,9 @@ export const make = (options?: WorkerOptions): Effect.Effect<Service, never, Sco
     )
 
     const queue: Array<Waiter> = []
-    let inFlight: { readonly waiter: Waiter; readonly id: number; readonly timer: ReturnType<typeof setTimeout> } | undefined
+    let inFlight:
+      | { readonly waiter: Waiter; readonly id: number; readonly timer: ReturnType<typeof setTimeout> }
+      | undefined
     let current: { readonly worker: WebWorker; started: boolean } | undefined
     // No worker could be loaded here (not served, blocked by a CSP): validate in-process.
     let unavailable = false
