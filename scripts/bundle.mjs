@@ -155,6 +155,25 @@ const workerBeside = (outDir) =>
   )
 
 /**
+ * The browser's JSON Schema worker (`BrowserJsonSchema`), whole and self-contained (a module
+ * worker imports nothing the page resolves), beside the browser bundle's entries and chunks, as
+ * the Node worker is: the module that starts it is an entry or a chunk, whichever esbuild chose.
+ */
+const browserWorkerBeside = () =>
+  ["packages/client/browser", "packages/client/browser/chunks"].map((dir) =>
+    esbuild.build({
+      bundle: true,
+      format: "esm",
+      ...forBrowser.options,
+      minify: true,
+      entryPoints: { jsonSchemaWorker: Path.join(root, "packages/client/dist/internal/jsonSchema/webWorker.js") },
+      outdir: Path.join(root, dir),
+      legalComments: "none",
+      logLevel: "warning"
+    })
+  )
+
+/**
  * The standalone facade: one entry with its dependencies inside (a chunk per module it loads on
  * first use), and the metafile of the build as `meta.json`.
  */
@@ -175,7 +194,11 @@ const bundleStandalone = async () => {
 for (const pkg of libraries) await bundleLibrary(pkg)
 await bundleStandalone()
 await bundleLibrary("client", forBrowser)
-await Promise.all([...workerBeside("packages/node/bundle"), ...workerBeside(standalone.outDir)])
+await Promise.all([
+  ...workerBeside("packages/node/bundle"),
+  ...workerBeside(standalone.outDir),
+  ...browserWorkerBeside()
+])
 
 await Promise.all(executables.flatMap(({ entry, name, outDir }) => [
   // Split: what an entry imports dynamically (the CLI's command, beyond `--version`) is a chunk

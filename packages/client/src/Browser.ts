@@ -22,8 +22,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as BrowserJsonSchema from "./BrowserJsonSchema.js"
 import * as Facade from "./Facade.js"
 import { run } from "./internal/facade/run.js"
+import * as JsonSchema from "./JsonSchema.js"
 import * as McpClient from "./McpClient.js"
 import type { ConnectError } from "./McpError.js"
 import { ConfigError } from "./McpError.js"
@@ -32,12 +34,25 @@ import type * as Target from "./Target.js"
 
 /**
  * The options of {@link connect}: the facade's shared ones (`headers`, `auth`, `readTimeout`,
- * `protocol`, handlers, listeners, limits, …).
+ * `protocol`, handlers, listeners, limits, …), and where output schemas are validated
+ * (`jsonSchema`, see {@link LayerOptions}).
  *
  * @since 0.2.0
  * @category models
  */
-export type ConnectOptions = Facade.FacadeOptions
+export type ConnectOptions = Facade.FacadeOptions & LayerOptions
+
+/**
+ * Where {@link layer} validates output schemas: in a Web Worker with a hard deadline
+ * (`BrowserJsonSchema`, the default, its options here), or `"in-process"` (`JsonSchema.layer`:
+ * no worker, no hard deadline).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LayerOptions {
+  readonly jsonSchema?: BrowserJsonSchema.Options | "in-process" | undefined
+}
 
 /**
  * The client {@link connect} resolves with (see `Facade.Client`).
@@ -48,15 +63,26 @@ export type ConnectOptions = Facade.FacadeOptions
 export type Client = Facade.Client
 
 /**
- * `McpClient.layer` over `FetchHttpClient`: the Effect API in a page.
+ * `McpClient.layer` over `FetchHttpClient`, validating output schemas in a Web Worker with a hard
+ * deadline (`BrowserJsonSchema`; in-process where `Worker` does not exist): the Effect API in a
+ * page.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layer = (
-  options: McpClient.Options<HttpClient.HttpClient>
+  options: McpClient.Options<HttpClient.HttpClient>,
+  platform: LayerOptions = {}
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
-  Layer.provide(McpClient.layer(options), FetchHttpClient.layer)
+  Layer.provide(
+    McpClient.layer(options),
+    Layer.merge(
+      FetchHttpClient.layer,
+      platform.jsonSchema === "in-process"
+        ? JsonSchema.layer()
+        : BrowserJsonSchema.layer(platform.jsonSchema)
+    )
+  )
 
 /** A browser runs no processes: a stdio target is a `ConfigError` before anything is sent. */
 const withoutStdio = (
@@ -86,7 +112,7 @@ export const connect = async (
   )
   return Facade.open(servers, options, (clientOptions) =>
     Layer.provideMerge(
-      layer(clientOptions),
+      layer(clientOptions, { jsonSchema: options.jsonSchema }),
       Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning"))
     ))
 }

@@ -2,6 +2,10 @@
  * @since 0.2.0
  */
 export * as Browser from "./Browser.js"
+/**
+ * @since 0.2.0
+ */
+export * as BrowserJsonSchema from "./BrowserJsonSchema.js"
 export * as CacheStore from "./CacheStore.js"
 /**
  * @since 0.1.0
