@@ -3,7 +3,6 @@
  * layers: entries as JSON, removal, and a flow whose tokens a second client resumes.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
@@ -16,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-kv-oauth-"))),
@@ -93,5 +93,5 @@ describe("OAuth storage on a KeyValueStore", () => {
       yield* listOnce
       assert.strictEqual(browser, 1)
       assert.isTrue(Fs.readdirSync(dir).some((file) => file.startsWith(encodeURIComponent("mcp-effect/oauth/token:"))))
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(UndiciHttpClient.layer)))
 })

@@ -4,7 +4,6 @@
  * authorization a host cannot run, a storage it cannot read) no code, verifier, client secret or
  * token shows up in a log line (DEBUG included), an error message or a storage key.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as OAuth from "@mcp-effect/client/OAuth"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
@@ -22,6 +21,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as UndiciHttpClient from "../src/UndiciHttpClient.js"
 
 const CLIENT_SECRET = `client-secret-${Crypto.randomBytes(12).toString("hex")}`
 
@@ -123,7 +123,7 @@ describe("OAuth secrets", () => {
     }).pipe(
       Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
       Logger.withMinimumLogLevel(LogLevel.All),
-      Effect.provide(NodeHttpClient.layerUndici)
+      Effect.provide(UndiciHttpClient.layer)
     )
   })
 })

@@ -46,7 +46,7 @@ interface Metafile {
 }
 
 describe("the standalone facade", () => {
-  it("calls a server, throws its own error classes, and loads no module outside its bundle", async () => {
+  it("calls a server, throws its own error classes, and loads no module outside its bundle [node-only: records loads with Node's module hooks (--import)]", async () => {
     const record = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-effect-standalone-")), "loads.txt")
     Fs.writeFileSync(record, "")
     const outcome = JSON.parse((await runProgram(record)).trim().split("\n").at(-1)!) as Outcome
