@@ -159,7 +159,7 @@ describe("Streamable HTTP", () => {
       assert.deepStrictEqual(yield* connection.listTools(), [])
     }).pipe(Effect.provide(NodeMcpClient.platform)))
 
-  it.scopedLive("resumes a cut response stream with GET + Last-Event-ID", () =>
+  it.scopedLive("resumes a cut response stream with GET + Last-Event-ID [not-on-bun: Bun's fetch drops the bytes that arrived before a reset]", () =>
     Effect.gen(function*() {
       const server = yield* fake({ cutAfterNotifications: { method: "tools/call", times: 1 } })
       const connection = yield* streamable(server)
