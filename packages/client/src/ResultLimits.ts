@@ -54,15 +54,7 @@ export interface ResultLimits {
  * @since 0.2.0
  * @category models
  */
-export interface ResultSlice {
-  readonly handle: string
-  readonly text: string
-  readonly offset: number
-  /** The length of the whole text. */
-  readonly total: number
-  /** What is left after this slice. */
-  readonly remaining: number
-}
+export type ResultSlice = internal.Slice
 
 /**
  * The bounded in-memory store of whole results kept by `overflow: "handle"`: at most `capacity`
@@ -71,16 +63,7 @@ export interface ResultSlice {
  * @since 0.2.0
  * @category models
  */
-export interface ResultStore {
-  /** Keeps `result` (and its text, for slices); returns its handle. */
-  readonly put: (text: string, result: McpSchema.CallToolResult) => string
-  /** A slice of the kept text from `offset` (default 0), at most `length` (default: the rest). */
-  readonly read: (handle: string, offset?: number, length?: number) => ResultSlice | undefined
-  /** The whole result kept under `handle`. */
-  readonly result: (handle: string) => McpSchema.CallToolResult | undefined
-  readonly size: () => number
-  readonly clear: () => void
-}
+export type ResultStore = internal.Store
 
 /**
  * No result is kept under this handle (never kept, evicted, or its client closed).

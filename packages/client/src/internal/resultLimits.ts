@@ -28,19 +28,34 @@ export const MAX_HANDLES = 32
 /** Where this module writes on a cut result's `_meta`. @internal */
 export const CUT_META_KEY = "mcp-effect/resultCut"
 
-/** A slice of a kept result's text. @internal */
+/**
+ * A slice of a kept result's text.
+ *
+ * @internal
+ * @inline
+ */
 export interface Slice {
   readonly handle: string
   readonly text: string
   readonly offset: number
+  /** The length of the whole text. */
   readonly total: number
+  /** What is left after this slice. */
   readonly remaining: number
 }
 
-/** The bounded store of whole results, by handle. @internal */
+/**
+ * The bounded store of whole results, by handle.
+ *
+ * @internal
+ * @inline
+ */
 export interface Store {
+  /** Keeps `result` (and its text, for slices); returns its handle. */
   readonly put: (text: string, result: McpSchema.CallToolResult) => string
+  /** A slice of the kept text from `offset` (default 0), at most `length` (default: the rest). */
   readonly read: (handle: string, offset?: number, length?: number) => Slice | undefined
+  /** The whole result kept under `handle`. */
   readonly result: (handle: string) => McpSchema.CallToolResult | undefined
   readonly size: () => number
   readonly clear: () => void
