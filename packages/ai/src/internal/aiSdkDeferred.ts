@@ -8,9 +8,7 @@
 import * as McpClient from "@mcp-effect/client/McpClient"
 import { dynamicTool, jsonSchema } from "ai"
 import type { JSONSchema7, ToolSet } from "ai"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import type * as AiSdkTools from "../AiSdkTools.js"
@@ -71,20 +69,12 @@ export const deferred = (options: AiSdkTools.DeferredOptions = {}) =>
   Effect.gen(function*() {
     const client = yield* McpClient.McpClient
     const run = Runtime.runPromiseExit(yield* Effect.runtime<never>())
-    const settled = <A>(exit: Exit.Exit<A, unknown>, signal?: AbortSignal) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      throw signal?.aborted === true ? signal.reason : Cause.squash(exit.cause)
-    }
     const listed = yield* client.listTools({ server: options.server })
     return deferredOf(
       listed,
-      (query, limit) => run(client.searchTools(query, { server: options.server, limit })).then((exit) => settled(exit)),
-      (source, args, signal) =>
-        run(
-          client.callTool(source.name, args, Call.callOptions(source, options)),
-          signal === undefined ? undefined : { signal }
-        )
-          .then((exit) => settled(exit, signal)),
+      (query, limit) =>
+        run(client.searchTools(query, { server: options.server, limit })).then((exit) => Internal.settled(exit)),
+      Internal.callsThrough(run, client, options),
       options
     )
   })

@@ -108,16 +108,31 @@ export const make = (options: AiSdkTools.Options = {}) =>
     const tools = yield* client.listTools({ server: options.server })
     return fromTools(
       tools,
-      (source, args, signal) =>
-        // Aborting interrupts the fiber: the client sends `notifications/cancelled`.
-        run(
-          client.callTool(source.name, args, Call.callOptions(source, options)),
-          signal === undefined ? undefined : { signal }
-        )
-          .then((exit) => {
-            if (Exit.isSuccess(exit)) return exit.value
-            throw signal?.aborted === true ? signal.reason : Cause.squash(exit.cause)
-          }),
+      callsThrough(run, client, options),
       options
     )
   })
+
+/** An `Exit` as a Promise outcome: its value, or the abort's reason, or the failure squashed. @internal */
+export const settled = <A>(exit: Exit.Exit<A, unknown>, signal?: AbortSignal): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw signal?.aborted === true ? signal.reason : Cause.squash(exit.cause)
+}
+
+/**
+ * Tool calls through an Effect client, run on `run`'s runtime. Aborting interrupts the fiber:
+ * the client sends `notifications/cancelled`.
+ *
+ * @internal
+ */
+export const callsThrough = (
+  run: <A, E>(effect: Effect.Effect<A, E>, options?: { readonly signal?: AbortSignal }) => Promise<Exit.Exit<A, E>>,
+  client: McpClient.Service,
+  options: AiSdkTools.Options
+) =>
+(...[source, args, signal]: Parameters<CallFn>) =>
+  run(
+    client.callTool(source.name, args, Call.callOptions(source, options)),
+    signal === undefined ? undefined : { signal }
+  )
+    .then((exit) => settled(exit, signal))
