@@ -90,6 +90,8 @@ const forNode = { directory: "bundle", options: { platform: "node", target: "nod
  */
 const forBrowser = {
   directory: "browser",
+  // An entry per module (bundleModules), for consumers' tree-shaking.
+  perModule: true,
   options: {
     platform: "browser",
     target: "es2022",
@@ -106,7 +108,32 @@ const forBrowser = {
 }
 
 /**
- * One package's bundle: every public module in one shared chunk (modules a package loads on
+ * The browser flavour: an entry per public module, chunks for what they share. A consumer's
+ * bundler then takes only the modules its program imports (one shared chunk would carry the
+ * whole client into every page: 164 KiB gzip instead of 146 for `Browser.connect`); the number
+ * of files, which costs Node its start-up, costs a bundled page nothing.
+ */
+const bundleModules = async (pkg, flavour, modules) => {
+  const dist = Path.join(root, "packages", pkg, "dist")
+  const outdir = Path.join(root, "packages", pkg, flavour.directory)
+  Fs.rmSync(outdir, { recursive: true, force: true })
+  await esbuild.build({
+    bundle: true,
+    format: "esm",
+    ...flavour.options,
+    entryPoints: Object.fromEntries([...modules, "index"].map((name) => [name, Path.join(dist, `${name}.js`)])),
+    outdir,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    external: flavour.externals(pkg),
+    sourcemap: true,
+    legalComments: "none",
+    logLevel: "warning"
+  })
+}
+
+/**
+ * One package's bundle for Node: every public module in one shared chunk (modules a package loads on
  * first use stay chunks of their own), and a file per public module that re-exports its part.
  * Finer chunks — esbuild's one per set of entries sharing code — left ~50 modules to load.
  */
@@ -114,6 +141,7 @@ const bundleLibrary = async (pkg, flavour = forNode) => {
   const dist = Path.join(root, "packages", pkg, "dist")
   const outdir = Path.join(root, "packages", pkg, flavour.directory)
   const modules = publicModules(pkg)
+  if (flavour.perModule) return bundleModules(pkg, flavour, modules)
   const core = Path.join(dist, "bundle-core.js")
   Fs.writeFileSync(core, modules.map((name) => `export * as ${name} from "./${name}.js"\n`).join(""))
   Fs.rmSync(outdir, { recursive: true, force: true })

@@ -24,7 +24,9 @@
  *   and wall of the package a user imports; a one-shot process (import,
  *   connect, one `echo`, close, exit by itself) timed from spawn to exit, with its own CPU; RSS
  *   after connect and after 1,000 calls; our CLI bundle's `--version` and one-shot `call echo`;
- *   with the project's targets for each, marked met or not.
+ *   with the project's targets for each, marked met or not;
+ * - bundle size (`bundle-size.ts`): the same page program bundled by esbuild with each client,
+ *   minified and compressed, and where the bytes come from.
  *
  * Every run is a process of its own (a worker; first contact: a few fresh processes), so
  * `process.cpuUsage` measures one client only; the parent interleaves the clients in rounds
@@ -39,7 +41,7 @@
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
  *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), stdio-steady (-2026), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
- *     stdio-connect, idle (idle-http, idle-stdio), era-cache, first-contact, validation),
+ *     stdio-connect, idle (idle-http, idle-stdio), era-cache, first-contact, validation, bundle-size),
  *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
  *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
  *     contact: 100 calls), 1 round.

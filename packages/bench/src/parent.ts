@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as os from "node:os"
+import { bundleSizeBench } from "./bundle-size.js"
 import {
   type ClientName,
   dualEraServer,
@@ -318,5 +319,6 @@ export const parent = async (quick: boolean): Promise<void> => {
   for (const spec of specs) results.push({ spec, runs: await runSpec(spec) })
   printSummary(results)
   if (only.length === 0 || only.includes("validation")) await validationBench(quick)
+  if (only.length === 0 || only.includes("bundle-size")) await bundleSizeBench()
   console.log(`\ntotal ${((performance.now() - began) / 1000).toFixed(1)} s; load average now ${load()}`)
 }
