@@ -97,7 +97,7 @@ export const examples: Array<Example> = [
     expect: [
       /trusted server saw _meta: \{"traceparent":"00-[0-9a-f]{32}-[0-9a-f]{16}-01"\}/,
       "untrusted server saw _meta: undefined",
-      "name: 'tools/call echo'"
+      /name: ['"]tools\/call echo['"]/
     ]
   },
   {

@@ -20,7 +20,7 @@ const harness = (env: Record<string, string | undefined>) =>
 
 describe("examples", () => {
   it(
-    "every example passes the harness: it exits 0 and prints the lines it must print [node-only: the tracing example prints no 'tools/call echo' span on Bun and Deno]",
+    "every example passes the harness: it exits 0 and prints the lines it must print",
     async () => {
       const { ok, output } = await harness({ EXAMPLES_CONCURRENCY: "3" })
       assert.isTrue(ok, output)
