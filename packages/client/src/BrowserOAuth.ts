@@ -17,6 +17,7 @@
  * @example
  * ```ts
  * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
  * import * as BrowserOAuth from "@mcp-effect/client/BrowserOAuth"
  * import * as OAuth from "@mcp-effect/client/OAuth"
  * import * as Effect from "effect/Effect"
@@ -33,6 +34,7 @@
  * @since 0.2.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as internal from "./internal/auth/browserOAuth.js"
@@ -173,3 +175,39 @@ export const makeOAuth = (options: OAuth.Options): Promise<OAuth.OAuthClient> =>
  */
 export const completeRedirectPromise = (auth: OAuth.OAuthClient, options?: CompleteOptions): Promise<boolean> =>
   run(internal.completeRedirect(auth, options))
+
+/**
+ * OAuth in a page from settings, as `Browser.connect({ oauth })` takes them: the flow, where
+ * tokens live, and the rest of `OAuth.Options`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Settings
+  extends Omit<OAuth.Options, "serverUrl" | "authorize" | "interactive" | "redirectUri" | "pendingStorage" | "storage">
+{
+  /** {@link redirect} (the page leaves and comes back) or {@link popup}. */
+  readonly flow: "redirect" | "popup"
+  /** Where the authorization server sends the user back (default: the current page, without query and fragment). */
+  readonly redirectUri?: string | undefined
+  /**
+   * Where tokens and registrations live: `"localStorage"` (across visits), `"sessionStorage"`
+   * (the tab's life), `"memory"` (the default: this page's life) or a storage of the host's.
+   */
+  readonly storage?: "localStorage" | "sessionStorage" | "memory" | OAuth.OAuthStorage | undefined
+  /** The popup's window features, timeout and polling (see {@link PopupOptions}). */
+  readonly popup?: Omit<PopupOptions, "redirectUri"> | undefined
+}
+
+/**
+ * The OAuth of one MCP server from {@link Settings}. With the redirect flow, a page loaded with
+ * the callback of this server's waiting request completes it first (several servers may share
+ * a redirect URI: each completes only its own callback).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromSettings: (
+  serverUrl: string,
+  settings: Settings
+) => Effect.Effect<OAuth.OAuthClient, AuthFailure, HttpClient.HttpClient> = internal.fromSettings

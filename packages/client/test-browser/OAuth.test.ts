@@ -64,6 +64,7 @@ const open = async () => {
 interface PageApi {
   readonly call: (url: string, variant: string) => Promise<Result>
   readonly replay: (url: string, callback: string) => Promise<Result>
+  readonly facade: (url: string) => Promise<Result>
   readonly storages: () => { session: Record<string, string>; local: Record<string, string> }
   readonly resumed?: Result
 }
@@ -88,7 +89,9 @@ describe("Chromium: OAuth through a full-page redirect", () => {
 
   it("goes to the authorization server, comes back, completes and calls the tool with the token", async () => {
     page.on("request", (request) => {
-      if (request.isNavigationRequest() && new URL(request.url()).searchParams.has("code")) callbacks.push(request.url())
+      if (request.isNavigationRequest() && new URL(request.url()).searchParams.has("code")) {
+        callbacks.push(request.url())
+      }
     })
     await page.evaluate((url) => {
       const g = globalThis as unknown as { oauthTest: PageApi; sessionStorage: { setItem(k: string, v: string): void } }
@@ -97,7 +100,9 @@ describe("Chromium: OAuth through a full-page redirect", () => {
       void g.oauthTest.call(url, "redirect")
     }, fake.mcpUrl)
     // The page that came back finishes the flow by itself and calls again.
-    await page.waitForFunction(() => (globalThis as unknown as { oauthTest?: PageApi }).oauthTest?.resumed !== undefined)
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { oauthTest?: PageApi }).oauthTest?.resumed !== undefined
+    )
     const resumed = await page.evaluate(() => (globalThis as unknown as { oauthTest: PageApi }).oauthTest.resumed!)
     assert.deepStrictEqual(resumed, { completed: true, sum: { sum: 42 }, search: "" })
     assert.strictEqual(callbacks.length, 1)
@@ -157,11 +162,26 @@ describe("Chromium: OAuth through a popup", () => {
     }
   })
 
+  it("Browser.connect({ oauth }) authorizes through a popup, tokens in sessionStorage", async () => {
+    await open()
+    const result = await page.evaluate(
+      (url) => (globalThis as unknown as { oauthTest: PageApi }).oauthTest.facade(url),
+      fake.mcpUrl
+    )
+    assert.deepStrictEqual(result, { sum: { sum: 42 } })
+    assert.strictEqual(codeGrants(), 3)
+    const { session } = await storages()
+    assert.isTrue(Object.keys(session).some((key) => key.startsWith("mcp-effect/oauth/token:")))
+  })
+
   it("fails with AuthError reason popup-closed when the user closes the popup", async () => {
     await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear())
     // The authorization page waits for the user, who closes it instead.
     const authorize = `${fake.issuer}/authorize**`
-    await page.context().route(authorize, (route) => route.fulfill({ contentType: "text/html", body: "<title>sign in</title>" }))
+    await page.context().route(
+      authorize,
+      (route) => route.fulfill({ contentType: "text/html", body: "<title>sign in</title>" })
+    )
     const closeIt = (popup: Page) => void popup.close()
     page.on("popup", closeIt)
     try {

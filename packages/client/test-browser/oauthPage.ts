@@ -6,6 +6,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Browser from "@mcp-effect/client/Browser"
 import * as BrowserOAuth from "@mcp-effect/client/BrowserOAuth"
 import * as McpClient from "@mcp-effect/client/McpClient"
 import * as OAuth from "@mcp-effect/client/OAuth"
@@ -34,7 +35,9 @@ const tokenStorage = (variant: Variant) =>
   )
 
 const stepOf = (variant: Variant) =>
-  variant === "redirect" ? BrowserOAuth.redirect() : BrowserOAuth.popup({ redirectUri: `${location.origin}/callback.html` })
+  variant === "redirect"
+    ? BrowserOAuth.redirect()
+    : BrowserOAuth.popup({ redirectUri: `${location.origin}/callback.html` })
 
 /** What a failure says, without the error object (which a page cannot hand to the test). */
 const described = (error: unknown) => ({
@@ -72,14 +75,35 @@ const replay = (serverUrl: string, callbackUrl: string) =>
     Effect.runPromise
   )
 
+/** The Promise facade with `oauth`: a popup, tokens in `sessionStorage`. */
+const facade = async (serverUrl: string) => {
+  const client = await Browser.connect(serverUrl, {
+    jsonSchema: "in-process",
+    oauth: {
+      flow: "popup",
+      redirectUri: `${location.origin}/callback.html`,
+      scope: "mcp:read mcp:write",
+      storage: "sessionStorage"
+    }
+  })
+  try {
+    const sum = await client.callTool("add", { a: 2, b: 40 })
+    return { sum: sum.structuredContent }
+  } finally {
+    await client.close()
+  }
+}
+
 /** Every entry of both storages, for the tests' checks. */
 const storages = () => {
   const entries = (storage: WebStorage) =>
-    Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key)]))
+    Object.fromEntries(
+      Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key)])
+    )
   return { session: entries(sessionStorage), local: entries(localStorage) }
 }
 
-const test: Record<string, unknown> = { call, replay, storages }
+const test: Record<string, unknown> = { call, replay, storages, facade }
 ;(globalThis as unknown as { oauthTest: unknown }).oauthTest = test
 
 // A page come back from the authorization server finishes the flow and calls again.

@@ -17,11 +17,15 @@ describe("OAuth: the waiting request in pendingStorage (a page that navigates aw
       const pendingStorage = yield* OAuth.makeMemoryStorage
       const step = leaving()
       // The first page: the step navigates away and never returns.
-      yield* run(fake, { pendingStorage, authorize: step.authorize }, (auth) =>
-        Effect.fork(auth.challenge({ url: serverUrl, status: 401, wwwAuthenticate: challenge401 })).pipe(
-          Effect.zipLeft(Effect.repeat(Effect.yieldNow(), { until: () => step.opened.length > 0 })),
-          Effect.flatMap((fiber) => fiber.interruptAsFork(fiber.id()))
-        ))
+      yield* run(
+        fake,
+        { pendingStorage, authorize: step.authorize },
+        (auth) =>
+          Effect.fork(auth.challenge({ url: serverUrl, status: 401, wwwAuthenticate: challenge401 })).pipe(
+            Effect.zipLeft(Effect.repeat(Effect.yieldNow(), { until: () => step.opened.length > 0 })),
+            Effect.flatMap((fiber) => fiber.interruptAsFork(fiber.id()))
+          )
+      )
       const url = step.opened[0]!
       const kept = (yield* pendingStorage.get(OAuth.pendingKey(serverUrl))) as { request: { state: string } }
       assert.strictEqual(kept.request.state, url.searchParams.get("state"))

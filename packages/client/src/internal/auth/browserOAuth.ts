@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -88,7 +89,9 @@ export const popup = (options: PopupOptions = {}): OAuth.InteractiveStep => {
     const server = authorizationUrl.origin
     const open = Effect.suspend(() => {
       const here = page()
-      if (here === undefined) return Effect.fail(failure(server, "popup-blocked", "there is no window to open a popup from"))
+      if (here === undefined) {
+        return Effect.fail(failure(server, "popup-blocked", "there is no window to open a popup from"))
+      }
       const opened = here.open(authorizationUrl.href, popupName, options.features ?? "popup,width=520,height=720")
       return opened === null
         ? Effect.fail(
@@ -125,7 +128,9 @@ export const sessionStorage = (prefix = "mcp-effect/oauth-pending/"): OAuth.OAut
     Effect.runSync(Effect.provide(
       KeyValueStore.KeyValueStore,
       // Read at each use: a storage the page lacks fails the flow as a storage error.
-      KeyValueStore.layerStorage(() => (globalThis as unknown as { sessionStorage: WebStorage }).sessionStorage as never)
+      KeyValueStore.layerStorage(() =>
+        (globalThis as unknown as { sessionStorage: WebStorage }).sessionStorage as never
+      )
     )),
     { prefix }
   )
@@ -198,3 +203,76 @@ export const completeRedirect = (
     }
     return Effect.as(auth.complete(url), true)
   })
+
+/** @internal */
+export interface Settings
+  extends Omit<OAuth.Options, "serverUrl" | "authorize" | "interactive" | "redirectUri" | "pendingStorage" | "storage">
+{
+  readonly flow: "redirect" | "popup"
+  readonly redirectUri?: string | undefined
+  readonly storage?: "localStorage" | "sessionStorage" | "memory" | OAuth.OAuthStorage | undefined
+  readonly popup?: Omit<PopupOptions, "redirectUri"> | undefined
+}
+
+/** Tokens and registrations where the settings say (default: memory). */
+const tokenStorage = (storage: Settings["storage"]): OAuth.OAuthStorage | undefined => {
+  if (storage === undefined || storage === "memory") return undefined
+  if (typeof storage === "object") return storage
+  return OAuth.makeKeyValueStorage(
+    Effect.runSync(Effect.provide(
+      KeyValueStore.KeyValueStore,
+      KeyValueStore.layerStorage(() => (globalThis as unknown as Record<string, WebStorage>)[storage] as never)
+    ))
+  )
+}
+
+/**
+ * Whether the callback in `url` answers the request kept for `serverUrl`: several servers may
+ * share a redirect URI, and the callback is the one whose request carries its `state`.
+ */
+const claims = (pending: OAuth.OAuthStorage, serverUrl: string, url: URL) =>
+  Effect.map(
+    Effect.orElseSucceed(pending.get(OAuth.pendingKey(serverUrl)), () => undefined),
+    (kept) => {
+      const request = (kept as { readonly request?: { readonly state?: unknown } } | undefined)?.request
+      return request !== undefined && request.state === url.searchParams.get("state")
+    }
+  )
+
+/**
+ * The OAuth of one server from settings, and the completion of the page's callback when it
+ * answers this server's waiting request (the redirect flow; nothing otherwise).
+ * @internal
+ */
+export const make = (
+  serverUrl: string,
+  settings: Settings
+): Effect.Effect<
+  { readonly auth: OAuth.OAuthClient; readonly complete: Effect.Effect<boolean, AuthFailure> },
+  never,
+  HttpClient.HttpClient
+> =>
+  Effect.gen(function*() {
+    const { flow, popup: popupOptions, redirectUri, storage, ...rest } = settings
+    const away = flow === "redirect" ? redirect({ redirectUri }) : undefined
+    const step = away ?? popup({ ...popupOptions, redirectUri })
+    const auth = yield* OAuth.make({ ...rest, ...step, serverUrl, storage: tokenStorage(storage) })
+    const complete = Effect.suspend(() => {
+      const here = page()
+      if (away === undefined || here === undefined) return Effect.succeed(false)
+      const url = new URL(here.location.href)
+      if (!isCallback(url, away.redirectUri)) return Effect.succeed(false)
+      return Effect.flatMap(
+        claims(away.pendingStorage, serverUrl, url),
+        (mine) => mine ? completeRedirect(auth, { redirectUri: away.redirectUri }) : Effect.succeed(false)
+      )
+    })
+    return { auth, complete }
+  })
+
+/** {@link make}, the callback completed. @internal */
+export const fromSettings = (
+  serverUrl: string,
+  settings: Settings
+): Effect.Effect<OAuth.OAuthClient, AuthFailure, HttpClient.HttpClient> =>
+  Effect.flatMap(make(serverUrl, settings), ({ auth, complete }) => Effect.as(complete, auth))
