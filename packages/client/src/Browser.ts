@@ -2,7 +2,8 @@
  * The client in a browser page (or any runtime with `fetch` and no processes): the `McpClient`
  * layer over `FetchHttpClient`, and the Promise facade `connect(url)` — the Node facade's surface
  * and errors, minus stdio servers, network settings (proxies, CAs: the browser's own apply) and
- * the loopback OAuth flow. See docs/browser.md for CORS, bundlers and limits.
+ * the loopback OAuth flow — a page signs in through a popup or a full-page redirect instead
+ * (`oauth`, see `BrowserOAuth`). See docs/browser.md for CORS, bundlers, OAuth and limits.
  *
  * @example
  * ```ts
