@@ -56,12 +56,16 @@ export const currentPage = (): string => {
   return `${url.origin}${url.pathname}`
 }
 
-/** Whether `url` is the redirect URI (origin and path) carrying a callback. */
-export const isCallback = (url: URL, redirectUri: string): boolean => {
+/** Whether `url` is on the redirect URI (origin and path). */
+const onRedirectUri = (url: URL, redirectUri: string): boolean => {
   const expected = new URL(redirectUri)
-  return url.origin === expected.origin && url.pathname === expected.pathname &&
-    url.searchParams.has("state") && (url.searchParams.has("code") || url.searchParams.has("error"))
+  return url.origin === expected.origin && url.pathname === expected.pathname
 }
+
+/** Whether `url` is the redirect URI carrying a callback. */
+export const isCallback = (url: URL, redirectUri: string): boolean =>
+  onRedirectUri(url, redirectUri) && url.searchParams.has("state") &&
+  (url.searchParams.has("code") || url.searchParams.has("error"))
 
 /** The popup's URL, or `undefined` while it shows another origin (the browser hides it). */
 const readHref = (popup: PopupWindow): string | undefined => {
@@ -104,7 +108,10 @@ export const popup = (options: PopupOptions = {}): OAuth.InteractiveStep => {
         const href = readHref(window)
         if (href !== undefined && href !== "about:blank") {
           const url = new URL(href)
-          if (isCallback(url, redirectUri)) return Effect.succeed(url)
+          // An error answer may lack `state`: the flow then refuses it instead of waiting on.
+          if (isCallback(url, redirectUri) || (onRedirectUri(url, redirectUri) && url.searchParams.has("error"))) {
+            return Effect.succeed(url)
+          }
         }
         if (window.closed) {
           return Effect.fail(failure(server, "popup-closed", "the authorization popup was closed before it came back"))
@@ -122,18 +129,22 @@ export const popup = (options: PopupOptions = {}): OAuth.InteractiveStep => {
   return { redirectUri, authorize }
 }
 
-/** The `sessionStorage` of the page, as an `OAuthStorage` under `prefix`. @internal */
-export const sessionStorage = (prefix = "mcp-effect/oauth-pending/"): OAuth.OAuthStorage =>
+/**
+ * One of the page's Web Storages as an `OAuthStorage` (entries under `prefix`, default the
+ * key-value storage's own). Where the runtime has none, each use fails as a storage error.
+ */
+const webStorage = (name: "localStorage" | "sessionStorage", prefix?: string): OAuth.OAuthStorage =>
   OAuth.makeKeyValueStorage(
     Effect.runSync(Effect.provide(
       KeyValueStore.KeyValueStore,
-      // Read at each use: a storage the page lacks fails the flow as a storage error.
-      KeyValueStore.layerStorage(() =>
-        (globalThis as unknown as { sessionStorage: WebStorage }).sessionStorage as never
-      )
+      KeyValueStore.layerStorage(() => (globalThis as unknown as Record<string, WebStorage>)[name] as never)
     )),
     { prefix }
   )
+
+/** The `sessionStorage` of the page, as an `OAuthStorage` under `prefix`. @internal */
+export const sessionStorage = (prefix = "mcp-effect/oauth-pending/"): OAuth.OAuthStorage =>
+  webStorage("sessionStorage", prefix)
 
 /** @internal */
 export interface RedirectOptions {
@@ -218,12 +229,7 @@ export interface Settings
 const tokenStorage = (storage: Settings["storage"]): OAuth.OAuthStorage | undefined => {
   if (storage === undefined || storage === "memory") return undefined
   if (typeof storage === "object") return storage
-  return OAuth.makeKeyValueStorage(
-    Effect.runSync(Effect.provide(
-      KeyValueStore.KeyValueStore,
-      KeyValueStore.layerStorage(() => (globalThis as unknown as Record<string, WebStorage>)[storage] as never)
-    ))
-  )
+  return webStorage(storage)
 }
 
 /**
