@@ -2,7 +2,8 @@
  * The client in a browser page (or any runtime with `fetch` and no processes): the `McpClient`
  * layer over `FetchHttpClient`, and the Promise facade `connect(url)` — the Node facade's surface
  * and errors, minus stdio servers, network settings (proxies, CAs: the browser's own apply) and
- * the loopback OAuth flow. See docs/browser.md for CORS, bundlers and limits.
+ * the loopback OAuth flow — a page signs in through a popup or a full-page redirect instead
+ * (`oauth`, see `BrowserOAuth`). See docs/browser.md for CORS, bundlers, OAuth and limits.
  *
  * @example
  * ```ts
@@ -23,14 +24,17 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as BrowserJsonSchema from "./BrowserJsonSchema.js"
+import type * as BrowserOAuth from "./BrowserOAuth.js"
 import * as Facade from "./Facade.js"
+import * as BrowserOAuthInternal from "./internal/auth/browserOAuth.js"
 import { run } from "./internal/facade/run.js"
 import * as JsonSchema from "./JsonSchema.js"
+import type { AuthFailure } from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { ConnectError } from "./McpError.js"
 import { ConfigError } from "./McpError.js"
 import type { ServerConfig } from "./ServerConfig.js"
-import type * as Target from "./Target.js"
+import * as Target from "./Target.js"
 
 /**
  * The options of {@link connect}: the facade's shared ones (`headers`, `auth`, `readTimeout`,
@@ -40,7 +44,20 @@ import type * as Target from "./Target.js"
  * @since 0.2.0
  * @category models
  */
-export type ConnectOptions = Facade.FacadeOptions & LayerOptions
+export type ConnectOptions = Facade.FacadeOptions & LayerOptions & OAuthOptions
+
+/**
+ * OAuth for every URL target of {@link connect} (excludes `auth`): the popup or the full-page
+ * redirect flow of `BrowserOAuth`. With the redirect flow, the request that needs authorization
+ * sends the page away; the next `connect` with the same settings, on the page come back,
+ * completes the callback first.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OAuthOptions {
+  readonly oauth?: BrowserOAuth.Settings | undefined
+}
 
 /**
  * Where {@link layer} validates output schemas: in a Web Worker with a hard deadline
@@ -107,8 +124,32 @@ export const connect = async (
   targets: Target.Target | Target.Named | ReadonlyArray<Target.Target | Target.Named>,
   options: ConnectOptions = {}
 ): Promise<Client> => {
+  // Each URL target's OAuth, and the completion of a redirect callback that answers it.
+  const completions: Array<Effect.Effect<boolean, AuthFailure>> = []
+  const authFor = (target: Target.Target, settings: ConnectOptions) => {
+    const oauth = settings.oauth
+    if (oauth === undefined) return Effect.succeed(undefined)
+    if (settings.auth !== undefined) {
+      return Effect.fail(new ConfigError({ message: "oauth and auth exclude each other" }))
+    }
+    return Effect.flatMap(
+      Target.parse(target),
+      (detected) =>
+        detected.transport === "stdio" ?
+          Effect.succeed(undefined) :
+          BrowserOAuthInternal.make(detected.url, oauth).pipe(
+            Effect.map(({ auth, complete }) => {
+              completions.push(complete)
+              return auth
+            }),
+            Effect.provide(FetchHttpClient.layer)
+          )
+    )
+  }
   const servers = await run(
-    Effect.flatMap(Facade.configsFor(targets, options, () => Effect.succeed(undefined)), withoutStdio)
+    Effect.flatMap(Facade.configsFor(targets, options, authFor), withoutStdio).pipe(
+      Effect.tap(() => Effect.forEach(completions, (complete) => complete, { discard: true }))
+    )
   )
   return Facade.open(servers, options, (clientOptions) =>
     Layer.provideMerge(

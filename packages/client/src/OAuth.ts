@@ -390,6 +390,15 @@ export interface Options {
    * A flow starts only after a value written to it was read back.
    */
   readonly storage?: OAuthStorage | undefined
+  /**
+   * Where the authorization request waiting for its callback is kept (its `state`, PKCE verifier,
+   * client and the authorization server's metadata, under {@link pendingKey}); default: this
+   * client's memory. A kept request is written before the interactive step runs, so a page that
+   * navigates to the authorization server can `complete` the callback after it comes back
+   * (`BrowserOAuth.redirect` keeps it in `sessionStorage`). It is taken once, by the callback
+   * carrying its `state`: a replayed or stray callback is refused with `AuthError`.
+   */
+  readonly pendingStorage?: OAuthStorage | undefined
   /** Called with warnings (deprecated dynamic registration, changed redirect URIs). */
   readonly onWarning?: ((message: string) => void) | undefined
 }
@@ -450,3 +459,12 @@ export const clientRegistrationKey = (issuer: string): string => `client:${issue
  */
 export const tokenKey = (serverUrl: string, issuer?: string): string =>
   issuer === undefined ? `token:${serverUrl}` : `token:${serverUrl} ${issuer}`
+
+/**
+ * The key, in `Options.pendingStorage`, of the authorization request waiting for its callback
+ * for one MCP server.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const pendingKey = (serverUrl: string): string => `pending:${serverUrl}`

@@ -6,6 +6,10 @@ export * as Browser from "./Browser.js"
  * @since 0.2.0
  */
 export * as BrowserJsonSchema from "./BrowserJsonSchema.js"
+/**
+ * @since 0.2.0
+ */
+export * as BrowserOAuth from "./BrowserOAuth.js"
 export * as CacheStore from "./CacheStore.js"
 /**
  * @since 0.1.0

@@ -80,6 +80,12 @@ export interface Options {
    * second refresh with it gets `invalid_grant`.
    */
   readonly rotateRefreshTokens?: boolean | undefined
+  /**
+   * Serve pages of other origins (default false): the authorization server and the MCP gateway
+   * answer CORS preflights, echo the page's `Origin` and expose `WWW-Authenticate` and the other
+   * headers a page must read (docs/browser.md), as a server a browser client talks to must.
+   */
+  readonly cors?: boolean | undefined
 }
 
 /**

@@ -36,6 +36,27 @@ const readBody = (req: Http.IncomingMessage): Promise<string> =>
 const json = (res: Http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
 
+/** The response headers a page on another origin must be able to read (docs/browser.md), DPoP's nonce too. */
+const exposed = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, DPoP-Nonce"
+
+/**
+ * `handler` for pages of other origins: preflights answered, every response readable by the
+ * page that asked (its `Origin` echoed), the headers MCP and OAuth need exposed.
+ */
+const withCors = (handler: Http.RequestListener): Http.RequestListener => (req, res) => {
+  res.setHeader("access-control-allow-origin", req.headers.origin ?? "*")
+  res.setHeader("access-control-expose-headers", exposed)
+  res.setHeader("vary", "Origin")
+  if (req.method === "OPTIONS") {
+    return void res.writeHead(204, {
+      "access-control-allow-methods": "GET, POST, DELETE",
+      "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*",
+      "access-control-max-age": "600"
+    }).end()
+  }
+  handler(req, res)
+}
+
 /** @internal */
 export const make = (options: Api.Options): Effect.Effect<Api.FakeOAuthServer, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -57,7 +78,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeOAuthServer, n
     let asUrl = ""
     let gatewayUrl = ""
 
-    asUrl = yield* listen((req, res) => {
+    const serve = (handler: Http.RequestListener) => listen(options.cors === true ? withCors(handler) : handler)
+
+    asUrl = yield* serve((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       if (url.pathname === "/.well-known/oauth-authorization-server") {
         return json(res, 200, {
@@ -126,7 +149,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeOAuthServer, n
       json(res, 404, { error: "not_found" })
     })
 
-    gatewayUrl = yield* listen((req, res) => {
+    gatewayUrl = yield* serve((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       const challenge = `Bearer resource_metadata="${gatewayUrl}/.well-known/oauth-protected-resource/mcp"`
       if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {

@@ -17,24 +17,12 @@ import type { Discoverer } from "./discovery.js"
 import { nonInteractive } from "./eager.js"
 import type { Core, Discovery } from "./oauthCore.js"
 import { describeError } from "./oauthCore.js"
+import type { Pending } from "./pending.js"
+import * as PendingSlot from "./pending.js"
 import * as policy from "./policy.js"
-import type { StoredClient, StoredToken } from "./tokens.js"
+import type { StoredToken } from "./tokens.js"
 import * as Tokens from "./tokens.js"
 import { stringList } from "./tokens.js"
-
-/** One authorization request: what the callback is checked against and the code redeemed with. */
-interface Pending {
-  readonly request: {
-    readonly issuer: string
-    readonly verifier: string
-    readonly state: string
-    readonly clientId: string
-    readonly redirectUri: string
-  }
-  readonly client: StoredClient
-  readonly discovery: Discovery
-  readonly scopes: ReadonlyArray<string>
-}
 
 /** @internal */
 export interface AuthorizationCode {
@@ -53,8 +41,11 @@ export const make = (core: Core, discoverer: Discoverer, clients: Clients): Effe
     const redirectUri = core.redirectUri
     const authorize = options.authorize ?? nonInteractive(server)
 
-    /** The authorization request waiting for `complete` (after `AuthorizationRequiredError`). */
-    const pendingRef = yield* Ref.make<Pending | undefined>(undefined)
+    /**
+     * The authorization request waiting for `complete`: after `AuthorizationRequiredError`, or —
+     * kept in `pendingStorage` before the step — after a page that navigated away came back.
+     */
+    const slot = yield* PendingSlot.make(server, options.pendingStorage)
 
     const flow = (discovery: Discovery, scopes: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -100,10 +91,15 @@ export const make = (core: Core, discoverer: Discoverer, clients: Clients): Effe
         ])
         yield* Ref.update(core.state, (s) => ({ ...s, requested: new Map(s.requested).set(as.issuer, scopes) }))
         const pending: Pending = { request, client, discovery, scopes }
+        // A step that leaves the page (a full-page redirect) finds the request kept already.
+        if (slot.durable) yield* slot.keep(pending)
         const callback = yield* step.authorize(url).pipe(
           // A host that cannot run the step itself completes it later with `complete(callback)`.
-          Effect.tapErrorTag("AuthorizationRequiredError", () => Ref.set(pendingRef, pending))
+          Effect.tapError((e) =>
+            e._tag === "AuthorizationRequiredError" ? (slot.durable ? Effect.void : slot.keep(pending)) : slot.drop
+          )
         )
+        if (slot.durable) yield* slot.drop
         return yield* redeem(pending, callback)
       }).pipe(Effect.scoped)
 
@@ -174,8 +170,9 @@ export const make = (core: Core, discoverer: Discoverer, clients: Clients): Effe
 
     const completePending = (callback: URL) =>
       Effect.gen(function*() {
-        const pending = yield* Ref.getAndSet(pendingRef, undefined)
-        if (pending === undefined) return yield* fail("authorization", "no authorization request is waiting")
+        const pending = yield* slot.take(callback)
+        // A client made after the page came back has discovered nothing yet.
+        yield* discoverer.adopt(pending.discovery)
         yield* redeem(pending, callback)
       })
 

@@ -26,6 +26,11 @@ export interface Discoverer {
   readonly fetchAuthorizationServer: (issuer: string) => Effect.Effect<oauth.AuthorizationServer, AuthError>
   /** Fails unless the policy lets the client talk to `url` (`what` names it in the message). */
   readonly checkPeer: (url: string, what: string) => Effect.Effect<void, AuthError>
+  /**
+   * Takes the discovery of an authorization request an earlier client made (the page before a
+   * redirect), when this client has none yet and it still passes the policy.
+   */
+  readonly adopt: (discovery: Discovery) => Effect.Effect<void, AuthError>
 }
 
 /** @internal */
@@ -128,6 +133,23 @@ export const make = (core: Core): Discoverer => {
       return discovery
     })
 
+  /** A discovery kept by another client still passes the policy. */
+  const passes = ({ as, resource }: Discovery): boolean =>
+    policy.resourceMatches(resource, serverUrl) &&
+    [as.issuer, as.token_endpoint, as.authorization_endpoint, as.registration_endpoint].every((url) =>
+      url === undefined || policy.checkPeerUrl(url, serverUrl) === undefined
+    )
+
+  const adopt = (discovery: Discovery) =>
+    Effect.gen(function*() {
+      if ((yield* Ref.get(core.state)).discovery !== undefined) return
+      if (!passes(discovery)) {
+        return yield* fail("policy", "the waiting authorization request names peers the policy refuses")
+      }
+      yield* Ref.update(core.state, (s) => ({ ...s, discovery }))
+      yield* tokens.saveDiscovery(discovery, yield* Clock.currentTimeMillis)
+    })
+
   /**
    * The discovery another client (another run) kept, if it is recent, still passes the policy,
    * and names the issuer of the token in use: a restarted host refreshes its token with one
@@ -138,14 +160,9 @@ export const make = (core: Core): Discoverer => {
     if (kept === undefined || (yield* Clock.currentTimeMillis) - kept.savedAt > Defaults.DISCOVERY_MAX_AGE_MS) {
       return Option.none()
     }
-    const { as, resource } = kept.discovery
     const token = yield* tokens.load
-    if (token !== undefined && token.issuer !== as.issuer) return Option.none()
-    const passes = policy.resourceMatches(resource, serverUrl) &&
-      [as.issuer, as.token_endpoint, as.authorization_endpoint, as.registration_endpoint].every((url) =>
-        url === undefined || policy.checkPeerUrl(url, serverUrl) === undefined
-      )
-    if (!passes) return Option.none()
+    if (token !== undefined && token.issuer !== kept.discovery.as.issuer) return Option.none()
+    if (!passes(kept.discovery)) return Option.none()
     yield* Ref.update(core.state, (s) => ({ ...s, discovery: kept.discovery }))
     return Option.some(kept.discovery)
   })
@@ -158,5 +175,5 @@ export const make = (core: Core): Discoverer => {
         : Effect.succeed(s.discovery)
   )
 
-  return { discover, current, fetchAuthorizationServer, checkPeer }
+  return { discover, current, fetchAuthorizationServer, checkPeer, adopt }
 }
