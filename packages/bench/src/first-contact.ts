@@ -148,7 +148,14 @@ const standalone: ClientName = "ours-standalone"
 const coldConnectTargets = (ours: ClientName): ReadonlyArray<Target> => [
   { label: "(e) first HTTP connect ≤ 1.25× v2", key: "httpConnectMs", peer: v2, ours, max: 1.25, unit: "×" },
   // v2 in auto mode probes the era first, as ours does: the like-for-like peer.
-  { label: "(e) first HTTP connect ≤ 1.25× v2-auto", key: "httpConnectMs", peer: "v2-auto", ours, max: 1.25, unit: "×" },
+  {
+    label: "(e) first HTTP connect ≤ 1.25× v2-auto",
+    key: "httpConnectMs",
+    peer: "v2-auto",
+    ours,
+    max: 1.25,
+    unit: "×"
+  },
   { label: "    … ÷ v1", key: "httpConnectMs", peer: "v1", ours, unit: "×" },
   { label: "    … its CPU ÷ v2", key: "httpConnectCpuMs", peer: v2, ours, unit: "×" },
   { label: "    … its CPU ÷ v2-auto", key: "httpConnectCpuMs", peer: "v2-auto", ours, unit: "×" },

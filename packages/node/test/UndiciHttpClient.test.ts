@@ -66,10 +66,13 @@ describe.each(layers)("UndiciHttpClient (%s)", (_name, layer) => {
       }))
     ))
 
+  // (The options' method and path are the request's own there.)
   it("sends a request with UndiciRequestOptions through the platform's client", () =>
     withServer((url) =>
       run(Effect.gen(function*() {
-        const response = yield* HttpClient.get(url).pipe(Effect.provideService(NodeHttpClient.UndiciRequestOptions, {}))
+        const response = yield* HttpClient.get(url).pipe(
+          Effect.provideService(NodeHttpClient.UndiciRequestOptions, { method: "GET", path: "/" })
+        )
         assert.isFalse(BodyReaderTypeId in response)
         assert.deepStrictEqual(Object.keys(response.cookies.cookies).sort(), ["a", "b"])
         assert.strictEqual(yield* response.text, "GET ")
