@@ -2,13 +2,16 @@
  * One fresh process of the first-contact benchmark (started by `first-contact.ts`):
  *
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
+ *   node packages/bench/dist/first-contact-child.js http-connect <client> <url>
  *
  * - `import`: CPU and wall around the dynamic import of what a stdio user's program imports,
  *   in a process that does nothing else;
  * - `one-shot`: imports, connects to the fake server over stdio, calls `echo`, closes, and then
  *   must exit by itself; it reports from its `exit` event (CPU of the whole process, and how
- *   long it lived on after `close`);
- * - `rss`: RSS right after connect and after `calls` sequential calls.
+ *   long it lived on after `close`), with its connect's wall and CPU (the first stdio connection);
+ * - `rss`: RSS right after connect and after `calls` sequential calls;
+ * - `http-connect`: imports what a program that talks to a Streamable HTTP server imports, then
+ *   times its first connection to the server at `url` (wall and CPU).
  *
  * Prints one JSON line, a `WorkerResult`. Nothing of the bench is loaded before the measured
  * import: its own modules are imported after it.
@@ -43,6 +46,12 @@ const userImports: Partial<Record<ClientName, UserImports>> = {
   "v2-legacy": v2Imports,
   "v2-auto": v2Imports
 }
+
+/** What a program that talks to a Streamable HTTP server imports: v1 keeps that transport apart. */
+const httpImports = (client: ClientName): ReadonlyArray<string> =>
+  client === "v1"
+    ? ["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/streamableHttp.js"]
+    : userImports[client]?.main ?? []
 
 /** Past this, a process that has closed its client counts as hung. */
 const EXIT_LIMIT_MS = 30_000
@@ -87,9 +96,10 @@ const connect = async (client: ClientName) => {
   const imports = userImports[client]
   await importAll([...imports?.main ?? [], ...imports?.transport ?? []])
   const bench = await helpers()
+  const cpu = process.cpuUsage()
   const began = performance.now()
   const session = await bench.open(client, bench.fakeStdio)
-  return { bench, session, connectMs: performance.now() - began }
+  return { bench, session, connectMs: performance.now() - began, connectCpuMs: bench.cpuMs(process.cpuUsage(cpu)) }
 }
 
 /** Reports from the `exit` event, unless the process is still alive `EXIT_LIMIT_MS` after `close`. */
@@ -110,10 +120,10 @@ const reportAtExit = (session: Session, metrics: Record<string, number>, cpuMs: 
 }
 
 const oneShot = async (client: ClientName): Promise<void> => {
-  const { bench, connectMs, session } = await connect(client)
+  const { bench, connectCpuMs, connectMs, session } = await connect(client)
   bench.checkEcho(await session.callTool("echo", bench.echoArgs))
   await session.close()
-  reportAtExit(session, { connectMs }, bench.cpuMs)
+  reportAtExit(session, { connectMs, connectCpuMs }, bench.cpuMs)
 }
 
 const rss = async (client: ClientName, calls: number): Promise<void> => {
@@ -127,21 +137,39 @@ const rss = async (client: ClientName, calls: number): Promise<void> => {
   process.exit(0)
 }
 
-const main = (mode: string | undefined, client: ClientName, calls: number): Promise<void> => {
+/** The first Streamable HTTP connection of a process that has imported its client. */
+const httpConnect = async (client: ClientName, url: string): Promise<void> => {
+  await importAll(httpImports(client))
+  const bench = await helpers()
+  const cpu = process.cpuUsage()
+  const began = performance.now()
+  const session = await bench.open(client, { kind: "http", url })
+  const httpConnectMs = performance.now() - began
+  const httpConnectCpuMs = bench.cpuMs(process.cpuUsage(cpu))
+  await session.close()
+  report({ ok: true, era: session.era, metrics: { httpConnectMs, httpConnectCpuMs } })
+  process.exit(0)
+}
+
+const main = (mode: string | undefined, client: ClientName, arg: string | undefined): Promise<void> => {
   switch (mode) {
     case "import":
       return importOnly(client)
     case "one-shot":
       return oneShot(client)
     case "rss":
-      return rss(client, calls)
+      return rss(client, Number(arg ?? 1000))
+    case "http-connect":
+      return httpConnect(client, arg ?? "")
     default:
-      return Promise.reject(new Error(`unknown mode ${JSON.stringify(mode)}; expected import, one-shot or rss`))
+      return Promise.reject(
+        new Error(`unknown mode ${JSON.stringify(mode)}; expected import, one-shot, rss or http-connect`)
+      )
   }
 }
 
-const [mode, client, calls] = process.argv.slice(2)
-main(mode, client as ClientName, Number(calls ?? 1000)).catch(async (error: unknown) => {
+const [mode, client, arg] = process.argv.slice(2)
+main(mode, client as ClientName, arg).catch(async (error: unknown) => {
   const { errorMessage } = await import("./common.js")
   report({ ok: false, error: errorMessage(error) })
   process.exit(1)

@@ -2,13 +2,15 @@
  * The first-contact benchmark: what a user's first program costs with each client, every figure
  * from a fresh process (`first-contact-child.ts`): (a) importing the package, (b) a one-shot
  * process that imports, connects to the fake server over stdio, calls `echo`, closes and exits,
- * (c) RSS after connect and after a run of calls, (d) our CLI bundle (`--version`, `call echo`).
+ * (c) RSS after connect and after a run of calls, (d) our CLI bundle (`--version`, `call echo`),
+ * (e) the first Streamable HTTP connection of a process, to a warm server (issue #37's cold
+ * connect, with the first stdio connection of (b)).
  *
  * @since 0.2.0
  */
 import { fileURLToPath } from "node:url"
 import type { ClientName, ProcessOutcome } from "./common.js"
-import { cliBin, fakeServerBin, processFailure, runProcess, workerResultOf } from "./common.js"
+import { cliBin, fakeServerBin, processFailure, runProcess, startHttpServer, workerResultOf } from "./common.js"
 import type { Measured, Spec, Target } from "./specs.js"
 import type { WorkerResult } from "./workers.js"
 
@@ -46,8 +48,27 @@ const step = async (
   return { name, result: resultOf(outcome), wallMs: outcome.wallMs, warnings: outcome.warnings }
 }
 
-const inChild = (name: string, mode: string, client: ClientName, calls: number): Promise<Step> =>
-  step(name, [childPath, mode, client, String(calls)], workerResultOf)
+const inChild = (name: string, mode: string, client: ClientName, arg: string): Promise<Step> =>
+  step(name, [childPath, mode, client, arg], workerResultOf)
+
+/**
+ * A fresh process's first connection to the dual-era SDK v2 server over Streamable HTTP. The
+ * server is warmed first (a few raw sessions of each era), so that its own first requests (its
+ * code compiled on first use) do not count as the client's.
+ */
+const httpConnect = async (client: ClientName): Promise<Step> => {
+  const server = await startHttpServer()
+  try {
+    const { openRaw } = await import("./raw.js")
+    for (const era of ["2025-11-25", "2026-07-28", "2025-11-25", "2026-07-28"] as const) {
+      const session = await openRaw({ kind: "http", url: server.url }, era)
+      await session.close()
+    }
+    return await inChild("httpConnect", "http-connect", client, server.url)
+  } finally {
+    await server.stop()
+  }
+}
 
 /** A CLI run: fine when it exits 0 having printed `expected`. */
 const cli = (name: string, args: ReadonlyArray<string>, expected: RegExp): Promise<Step> =>
@@ -107,9 +128,10 @@ const ours: ClientName = "ours-promise"
 /** A client's processes, one after another; ours's round adds the CLI's. */
 const measure = async (client: ClientName, calls: number): Promise<Measured> => {
   const steps = [
-    await inChild("import", "import", client, calls),
-    await inChild("oneShot", "one-shot", client, calls),
-    await inChild("rss", "rss", client, calls),
+    await inChild("import", "import", client, String(calls)),
+    await inChild("oneShot", "one-shot", client, String(calls)),
+    await inChild("rss", "rss", client, String(calls)),
+    await httpConnect(client),
     ...client === ours ? await cliSteps() : []
   ]
   return merge(steps)
@@ -119,11 +141,34 @@ const v2 = "v2-legacy"
 
 const standalone: ClientName = "ours-standalone"
 
+/**
+ * Issue #37's cold connect, for `ours` (a facade): the first Streamable HTTP connection of a
+ * process ≤ 1.25× v2's, and the first stdio connection ≤ the raw loop's + 10 ms (paired in a round).
+ */
+const coldConnectTargets = (ours: ClientName): ReadonlyArray<Target> => [
+  { label: "(e) first HTTP connect ≤ 1.25× v2", key: "httpConnectMs", peer: v2, ours, max: 1.25, unit: "×" },
+  // v2 in auto mode probes the era first, as ours does: the like-for-like peer.
+  {
+    label: "(e) first HTTP connect ≤ 1.25× v2-auto",
+    key: "httpConnectMs",
+    peer: "v2-auto",
+    ours,
+    max: 1.25,
+    unit: "×"
+  },
+  { label: "    … ÷ v1", key: "httpConnectMs", peer: "v1", ours, unit: "×" },
+  { label: "    … its CPU ÷ v2", key: "httpConnectCpuMs", peer: v2, ours, unit: "×" },
+  { label: "    … its CPU ÷ v2-auto", key: "httpConnectCpuMs", peer: "v2-auto", ours, unit: "×" },
+  { label: "(e) first stdio connect ≤ raw + 10 ms", key: "connectMs", peer: "raw", ours, max: 10, unit: "+ms" },
+  { label: "    … its CPU − raw's", key: "connectCpuMs", peer: "raw", ours, unit: "+ms" }
+]
+
 /** Issue #37's targets for the standalone facade (`@mcp-effect/node/standalone`). */
 const standaloneTargets: ReadonlyArray<Target> = [
   { label: "(a) import CPU ≤ 1.25× v2", key: "importCpuMs", peer: v2, ours: standalone, max: 1.25, unit: "×" },
   { label: "(b) one-shot wall ≤ 1.1× v2", key: "oneShotProcessMs", peer: v2, ours: standalone, max: 1.1, unit: "×" },
-  { label: "(c) RSS after connect ≤ v2", key: "rssConnect", peer: v2, ours: standalone, max: 1, unit: "×" }
+  { label: "(c) RSS after connect ≤ v2", key: "rssConnect", peer: v2, ours: standalone, max: 1, unit: "×" },
+  ...coldConnectTargets(standalone)
 ]
 
 const targets: ReadonlyArray<Target> = [
@@ -135,6 +180,7 @@ const targets: ReadonlyArray<Target> = [
   { label: "(d) CLI --version < 0.3 s", key: "cliVersionProcessMs", max: 300, strict: true, unit: "ms" },
   { label: "(d) CLI call echo (demo server) ≤ 1.2× (b)", key: "cliCallProcessMsPerOneShot", max: 1.2, unit: "×" },
   { label: "    … CLI call echo to the fake server ÷ (b)", key: "cliFakeProcessMsPerOneShot", unit: "×" },
+  ...coldConnectTargets(ours),
   ...standaloneTargets
 ]
 
@@ -160,12 +206,15 @@ export const spec = (options: { readonly quick: boolean; readonly rounds: number
       { header: "1shot ms", key: "oneShotProcessMs", digits: 0 },
       { header: "1shot CPU", key: "oneShotCpuMs", digits: 0 },
       { header: "conn ms", key: "connectMs", digits: 0 },
+      { header: "conn CPU", key: "connectCpuMs", digits: 0 },
       { header: "exit ms", key: "exitMs", digits: 0 },
       { header: "RSS conn", key: "rssConnect", digits: 0, scale: 1 / MiB },
       { header: `RSS ${calls}`, key: "rssCalls", digits: 0, scale: 1 / MiB },
       { header: "cli -v ms", key: "cliVersionProcessMs", digits: 0 },
       { header: "cli call", key: "cliCallProcessMs", digits: 0 },
-      { header: "cli→fake", key: "cliFakeProcessMs", digits: 0 }
+      { header: "cli→fake", key: "cliFakeProcessMs", digits: 0 },
+      { header: "HTTP conn", key: "httpConnectMs", digits: 0 },
+      { header: "HTTP CPU", key: "httpConnectCpuMs", digits: 0 }
     ],
     ratios: [
       { label: "1st contact: import CPU", key: "importCpuMs", better: "lower" },
@@ -173,7 +222,10 @@ export const spec = (options: { readonly quick: boolean; readonly rounds: number
       { label: "1st contact: one-shot wall", key: "oneShotProcessMs", better: "lower" },
       { label: "1st contact: one-shot CPU", key: "oneShotCpuMs", better: "lower" },
       { label: "1st contact: RSS connect", key: "rssConnect", better: "lower" },
-      { label: `1st contact: RSS ${calls} calls`, key: "rssCalls", better: "lower" }
+      { label: `1st contact: RSS ${calls} calls`, key: "rssCalls", better: "lower" },
+      { label: "1st contact: first stdio connect", key: "connectMs", better: "lower" },
+      { label: "1st contact: first HTTP connect", key: "httpConnectMs", better: "lower" },
+      { label: "  its client CPU", key: "httpConnectCpuMs", better: "lower" }
     ],
     targets,
     notes: [
@@ -181,11 +233,15 @@ export const spec = (options: { readonly quick: boolean; readonly rounds: number
       "@mcp-effect/node | @mcp-effect/node/standalone | sdk client/index.js + client/stdio.js | @modelcontextprotocol/client (raw: none);",
       "1shot = spawn → exit as the parent sees it, of a process that imports, connects, calls echo once,",
       "closes and exits by itself; its CPU = the process's own (not the server's), read at its exit event;",
-      "conn = its connect (ours and v2-auto probe server/discover first); exit = close resolved → exit event;",
+      "conn = its connect, wall and the process's CPU (ours and v2-auto probe server/discover first);",
+      "exit = close resolved → exit event;",
       "RSS MiB (no forced GC) right after connect and after the calls, a process of its own;",
       "cli = node packages/cli/bundle/mcp-effect.js: --version; call echo (embedded in-memory demo server:",
       "no server process); cli→fake = the same call to the fake server (--target), spawn → exit each",
-      "targets: v2 = v2 2.4.0 legacy, the SDK v2 client's default negotiation; (d) ÷ (b) = paired in a round",
+      "HTTP conn = a fresh process's first Streamable HTTP connection (after its imports; v1's include its",
+      "streamableHttp.js), wall and CPU, to the dual-era SDK v2 server, warmed first by raw sessions of both eras",
+      "targets: v2 = v2 2.4.0 legacy, the SDK v2 client's default negotiation; (d) ÷ (b) = paired in a round;",
+      "+ ms = median of ours − peer paired in a round",
       keepsCaCerts()
         ? "environment inherited as is (BENCH_FIRST_CONTACT_ENV=inherit)"
         : "NODE_EXTRA_CA_CERTS left out of every process here (~90 ms of start-up each on this kind of machine)"

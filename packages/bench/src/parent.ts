@@ -228,10 +228,43 @@ const ratioCell = (
   return { text: `×${r.toFixed(2)}${mark}`, behind: peer !== "raw" && worse }
 }
 
+/** ours − peer within each round where both have the metric. */
+const pairedDifferences = (
+  spec: Spec,
+  runs: ReadonlyArray<Run>,
+  ours: ClientName,
+  peer: ClientName,
+  key: string
+): ReadonlyArray<number> => {
+  const differences: Array<number> = []
+  for (let round = 0; round < spec.rounds; round++) {
+    const mine = runs.find((r) => r.client === ours && r.round === round)
+    const peerName = peer === "raw" ? rawFor(spec, mine) : peer
+    const a = metricOf(mine, key)
+    const b = metricOf(runs.find((r) => r.client === peerName && r.round === round), key)
+    if (a !== undefined && b !== undefined) differences.push(a - b)
+  }
+  return differences
+}
+
 const targetValue = (spec: Spec, runs: ReadonlyArray<Run>, ours: ClientName, target: Target): number =>
   target.peer === undefined
     ? medianOf(runs.filter((r) => r.client === ours), target.key)
+    : target.unit === "+ms"
+    ? median(pairedDifferences(spec, runs, ours, target.peer, target.key))
     : median(pairedRatios(spec, runs, ours, target.peer, target.key).ratios)
+
+const shownValue = (value: number, target: Target): string => {
+  if (Number.isNaN(value)) return "-"
+  switch (target.unit) {
+    case "×":
+      return `×${value.toFixed(2)}`
+    case "+ms":
+      return `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(0)} ms`
+    case "ms":
+      return `${value.toFixed(0)} ms`
+  }
+}
 
 const verdict = (value: number, target: Target): string => {
   if (target.max === undefined) return "(information)"
@@ -242,14 +275,14 @@ const verdict = (value: number, target: Target): string => {
 const printTargets = (spec: Spec, runs: ReadonlyArray<Run>) => {
   const ours = oursVariants.find((o) => spec.clients.includes(o))
   if (spec.targets === undefined || ours === undefined) return
-  console.log("  targets (× = median of ours ÷ peer paired within a round):")
+  console.log("  targets (× = median of ours ÷ peer, + ms = median of ours − peer, paired within a round):")
   let current: ClientName | undefined
   for (const target of spec.targets) {
     const mine = target.ours ?? ours
     if (mine !== current) console.log(`  for ${labels[mine]}:`)
     current = mine
     const value = targetValue(spec, runs, mine, target)
-    const shown = Number.isNaN(value) ? "-" : target.unit === "×" ? `×${value.toFixed(2)}` : `${value.toFixed(0)} ms`
+    const shown = shownValue(value, target)
     console.log(`    ${pad(target.label, 46, true)} ${pad(shown, 8, false)}  ${verdict(value, target)}`)
   }
 }

@@ -43,7 +43,8 @@ export interface Target {
   readonly ours?: ClientName
   readonly max?: number
   readonly strict?: boolean
-  readonly unit: "×" | "ms"
+  /** `×`: ours ÷ peer; `+ms`: ours − peer (both paired in a round); `ms`: ours itself. */
+  readonly unit: "×" | "ms" | "+ms"
 }
 
 /** What measuring one client once gives. @since 0.2.0 @category models */

@@ -16,7 +16,9 @@ import * as Layer from "effect/Layer"
 import type { NetworkOptions } from "../UndiciHttpClient.js"
 import * as BunHttpClient from "./bunHttpClient.js"
 import * as Network from "./network.js"
+import * as NodeUndici from "./nodeUndici.js"
 import type * as ProxyAgentModule from "./proxyAgent.js"
+import type * as UndiciHttpClientModule from "./undiciHttpClient.js"
 import type { Postprocess } from "./undiciHttpClient.js"
 
 /** A client, and the release of what it built (the dispatcher, when it is the client's own). */
@@ -43,8 +45,22 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
   let released = false
   // Network settings choose the client's own dispatcher; a caller's dispatcher is the caller's.
   const network = typeof dispatcher === "object" ? undefined : settings
-  const load = () =>
-    loading ??= Promise.all([
+  const settle = (
+    undiciHttpClient: typeof UndiciHttpClientModule,
+    agent: Undici.Dispatcher,
+    ProxyAgent: typeof ProxyAgentModule | undefined
+  ): Postprocess => {
+    if (dispatcher === "scoped") destroy = () => agent.destroy()
+    // Released while loading: nothing may keep the new agent's sockets open.
+    if (released) void destroy?.()
+    const send = undiciHttpClient.postprocess(agent)
+    const proxy = network?.proxy
+    if (proxy === undefined || ProxyAgent === undefined) return loaded = send
+    const failure = ProxyAgent.proxyFailure(proxy)
+    return loaded = (request) => Effect.mapError(send(request), failure)
+  }
+  const loadUndici = () =>
+    Promise.all([
       import("@effect/platform-node/Undici"),
       import("./undiciHttpClient.js"),
       network === undefined ? undefined : import("./proxyAgent.js")
@@ -63,15 +79,17 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
           : dispatcher === "global"
           ? Undici.getGlobalDispatcher()
           : new Undici.Agent()
-        if (dispatcher === "scoped") destroy = () => agent.destroy()
-        // Released while loading: nothing may keep the new agent's sockets open.
-        if (released) void destroy?.()
-        const send = undiciHttpClient.postprocess(agent)
-        if (proxy === undefined || ProxyAgent === undefined) return loaded = send
-        const failure = ProxyAgent.proxyFailure(proxy)
-        return loaded = (request) => Effect.mapError(send(request), failure)
+        return settle(undiciHttpClient, agent, ProxyAgent)
       }
     )
+  // The global dispatcher without the undici package when Node's own undici provides it.
+  const load = () => {
+    if (loading !== undefined) return loading
+    const global = dispatcher === "global" && network === undefined ? NodeUndici.globalDispatcher() : undefined
+    return loading = global === undefined
+      ? loadUndici()
+      : import("./undiciHttpClient.js").then((undiciHttpClient) => settle(undiciHttpClient, global, undefined))
+  }
   const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
     (request) => loaded !== undefined ? loaded(request) : Effect.flatMap(Effect.promise(load), (send) => send(request)),
     Effect.succeed

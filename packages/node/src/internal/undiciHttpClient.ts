@@ -4,9 +4,8 @@
  *
  * @internal
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
-import { util as undiciUtil } from "@effect/platform-node/Undici"
 import * as Cookies from "@effect/platform/Cookies"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -222,6 +221,11 @@ const decoder = new TextDecoder()
 
 const headersProto: object = Object.getPrototypeOf(Headers.empty)
 
+// Header names and values as undici's `util.headerNameToString` and `util.parseHeaders` read them,
+// without loading the undici package (whose modules are most of a first connection's cost when
+// the dispatcher is Node's own).
+const headerName = (raw: Buffer): string => raw.toString("latin1").toLowerCase()
+
 /**
  * The response headers as `Headers.fromInput(undici.util.parseHeaders(raw))` makes them (names
  * lower-cased, repeated ones joined with ", "), in one pass.
@@ -229,7 +233,7 @@ const headersProto: object = Object.getPrototypeOf(Headers.empty)
 const headersOf = (raw: ReadonlyArray<Buffer>): Headers.Headers => {
   const out = Object.create(headersProto) as Record<string, string>
   for (let i = 0; i < raw.length; i += 2) {
-    const name = undiciUtil.headerNameToString(raw[i]!)
+    const name = headerName(raw[i]!)
     const value = raw[i + 1]!.toString("latin1")
     const known = out[name]
     out[name] = known === undefined ? value : `${known}, ${value}`
@@ -259,10 +263,12 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
 
   get cookies(): Cookies.Cookies {
     if (this.cachedCookies !== undefined) return this.cachedCookies
-    const header = undiciUtil.parseHeaders(this.rawHeaders as Array<Buffer>)["set-cookie"]
-    return this.cachedCookies = header === undefined
-      ? Cookies.empty
-      : Cookies.fromSetCookie(Array.isArray(header) ? header : [header])
+    const raw = this.rawHeaders
+    const setCookie: Array<string> = []
+    for (let i = 0; i < raw.length; i += 2) {
+      if (headerName(raw[i]!) === "set-cookie") setCookie.push(raw[i + 1]!.toString("utf8"))
+    }
+    return this.cachedCookies = setCookie.length === 0 ? Cookies.empty : Cookies.fromSetCookie(setCookie)
   }
 
   /** Bodies come as sent: undici's dispatcher API leaves content codings on. */
@@ -437,6 +443,16 @@ const targetOf = (
 }
 
 /**
+ * `NodeHttpClient.UndiciRequestOptions` by its key (a context holds services by key), so that
+ * looking for it does not load the platform's client.
+ *
+ * @internal
+ */
+export const UndiciRequestOptions = Context.GenericTag<NodeHttpClient.UndiciRequestOptions, unknown>(
+  "@effect/platform-node/NodeHttpClient/undiciOptions"
+)
+
+/**
  * An `HttpClient` on `dispatcher`. Requests with a stream or form-data body, requests that would
  * be traced, requests of `HttpClient.withScope` and requests with `UndiciRequestOptions` in context
  * go through `@effect/platform-node`'s undici client instead (same dispatcher).
@@ -444,12 +460,23 @@ const targetOf = (
  * @internal
  */
 export const postprocess = (dispatcher: Undici.Dispatcher): Postprocess => {
-  const platform = NodeHttpClient.makeUndici(dispatcher)
+  let platform: HttpClient.HttpClient | undefined = undefined
+  // The platform's client (and the undici package it imports) is loaded by the first request it
+  // takes: a connection whose requests all come here never loads it.
+  const viaPlatform = (
+    request: HttpClientRequest.HttpClientRequest
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+    platform !== undefined
+      ? platform.execute(request)
+      : Effect.flatMap(
+        Effect.promise(() => import("@effect/platform-node/NodeHttpClient")),
+        (NodeHttpClient) => (platform ??= NodeHttpClient.makeUndici(dispatcher)).execute(request)
+      )
   const send = (
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
     const body = request.body
-    if (body._tag === "Stream" || body._tag === "FormData") return platform.execute(request)
+    if (body._tag === "Stream" || body._tag === "FormData") return viaPlatform(request)
     const target = targetOf(request)
     if (target instanceof HttpClientError.RequestError) return Effect.fail(target)
     return Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
@@ -488,9 +515,8 @@ export const postprocess = (dispatcher: Undici.Dispatcher): Postprocess => {
           (fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
               !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)) ||
             scopedRequests.has(request) ||
-            Context.getOption(fiber.getFiberRef(FiberRef.currentContext), NodeHttpClient.UndiciRequestOptions)
-                ._tag === "Some"
-            ? platform.execute(request)
+            Context.getOption(fiber.getFiberRef(FiberRef.currentContext), UndiciRequestOptions)._tag === "Some"
+            ? viaPlatform(request)
             : send(request)
         )
     )
