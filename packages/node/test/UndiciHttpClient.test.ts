@@ -45,7 +45,7 @@ describe.each(layers)("UndiciHttpClient (%s)", (_name, layer) => {
   const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) =>
     Effect.runPromise(Effect.scoped(Effect.provide(Effect.withTracerEnabled(effect, false), layer)))
 
-  it("reads headers and cookies as undici does, through its own exchange", () =>
+  it("reads headers and cookies as undici does, through its own exchange [not-on-bun: on Bun the client is fetch, not an undici exchange]", () =>
     withServer((url) =>
       run(Effect.gen(function*() {
         const response = yield* HttpClient.post(url, { body: HttpBody.text("hi") })
