@@ -201,7 +201,12 @@ export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
         current = next = undefined
         return
       }
-      if (next !== undefined) return
+      if (next !== undefined) {
+        // A replacement whose joiners all left is no longer needed; else it settles first.
+        if (current === undefined || !sameFilter(unionOf(members), current.filter)) return
+        retire(next)
+        next = undefined
+      }
       const joining = [...members].filter((m) => current === undefined || !current.carried.has(m))
       if (current !== undefined && current.kept && joining.length === 0) return
       const desired = unionOf(members)
