@@ -53,7 +53,9 @@ const manyListens = (url: string) =>
     yield* client.callTool("publish", {})
     const [notification] = yield* subscriptions[0]!.notifications.pipe(Stream.take(1), Stream.runCollect)
     return {
-      active: subscriptions.filter((subscription) => subscription.isActive()).length,
+      active: subscriptions.filter((subscription) =>
+        subscription.isActive()
+      ).length,
       sum: sum.structuredContent,
       method: notification?.method
     }
@@ -69,7 +71,9 @@ const streamLimit = (url: string) =>
     const client = yield* McpClient.make({ servers: names.map((name) => StreamableHttp.config({ name, url })) })
     const outcomes = yield* Effect.forEach(names, (server) =>
       Effect.either(client.listen({ toolsListChanged: true }, { server })))
-    const refused = outcomes.flatMap((outcome) => outcome._tag === "Left" ? [outcome.left] : [])
+    const refused = outcomes.flatMap((outcome) =>
+      outcome._tag === "Left" ? [outcome.left] : []
+    )
     const sum = yield* client.callTool("add", { a: 2, b: 40 }, { server: "e" })
     return {
       listening: outcomes.filter((outcome) => outcome._tag === "Right").length,

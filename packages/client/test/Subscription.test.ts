@@ -568,9 +568,12 @@ describe("one shared listen stream per connection", () => {
       assert.isFalse(a.isActive())
       assert.isTrue(b.isActive() && tools.isActive())
       // The stream is re-opened without demo://a, in the background (the old one serves meanwhile).
-      const carriesA = Effect.map(server.requests("subscriptions/listen"), (listens) =>
-        (listens[listens.length - 1]!.params!.notifications as Subscription.Filter).resourceSubscriptions!
-          .includes("demo://a"))
+      const carriesA = Effect.map(
+        server.requests("subscriptions/listen"),
+        (listens) =>
+          (listens[listens.length - 1]!.params!.notifications as Subscription.Filter).resourceSubscriptions!
+            .includes("demo://a")
+      )
       for (let turn = 0; turn < 100 && (yield* carriesA); turn++) yield* Effect.yieldNow()
       assert.isFalse(yield* carriesA)
       for (let turn = 0; turn < 100 && (yield* openListens(server)) > 1; turn++) yield* Effect.yieldNow()

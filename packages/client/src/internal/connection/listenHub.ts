@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -80,7 +81,7 @@ const unionOf = (members: Iterable<Member>): Record<string, unknown> => {
     for (const flag of FLAGS) if (filter[flag] === true) union[flag] = true
     for (const list of LISTS) {
       const items = filter[list]
-      if (items !== undefined) for (const item of items) (lists[list] ??= new Set()).add(item)
+      if (items !== undefined) { for (const item of items) (lists[list] ??= new Set()).add(item) }
       else continue
       lists[list] ??= new Set()
     }
@@ -159,10 +160,103 @@ const isReopenable = (error: { readonly _tag: string }) =>
 /** What the shared stream uses of the core. @internal */
 export type Needs = Pick<Core, "server" | "listens" | "session" | "isClosed" | "send">
 
+/** What the stream's request loop tells the hub, and reads of it. */
+interface Events {
+  readonly clock: Clock.Clock
+  readonly entryOf: (runner: Runner) => Listen
+  readonly dropped: (runner: Runner) => void
+  /** The runner ended (`error` undefined: gracefully). */
+  readonly settle: (runner: Runner, error: RequestError | CapabilityError | undefined) => void
+}
+
+/** The request loop of one runner: its listen request, and its re-opens after drops. */
+const requestLoop = (core: Needs, hub: Events) => {
+  const { listens, server } = core
+  const once = (runner: Runner) => {
+    const entry = hub.entryOf(runner)
+    return core.send({
+      method: "subscriptions/listen",
+      params: { notifications: runner.filter },
+      options: { timeout: Duration.infinity },
+      onId: (id) => {
+        if (runner.id !== undefined) listens.delete(runner.id)
+        runner.id = id
+        if (!runner.retired) listens.set(id, entry)
+      }
+    })
+  }
+
+  // Fails once `ack` is still pending after the runner's ackTimeout; never succeeds.
+  const acknowledgedWithin = (runner: Runner, ack: Deferred.Deferred<void>) =>
+    Effect.zipRight(
+      Effect.timeoutFail(Deferred.await(ack), {
+        duration: Duration.millis(runner.ackTimeoutMs),
+        onTimeout: () =>
+          new RequestTimeoutError({ server, method: "subscriptions/listen", timeoutMs: runner.ackTimeoutMs })
+      }),
+      Effect.never
+    )
+
+  // A dropped stream (or a restarted stdio process) is a new listen: the server keeps no
+  // subscription state. Re-opened with backoff; each re-open must be acknowledged within
+  // ackTimeout; a drop right after an acknowledgement (a crash loop) ends it, and so does the
+  // host closing the connection.
+  const loop = (runner: Runner, bounded: boolean): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const backoff = yield* Schedule.driver(Policies.listenReopen)
+      const end = (error: RequestError | CapabilityError | undefined) => Effect.sync(() => hub.settle(runner, error))
+      const attempt = (reopen: boolean): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          const ack = runner.ack
+          return Effect.matchEffect(
+            reopen ? Effect.raceFirst(once(runner), acknowledgedWithin(runner, ack)) : once(runner),
+            {
+              onSuccess: (result) =>
+                end(
+                  Protocol.resultTypeOf(result) === "complete"
+                    ? undefined
+                    : Protocol.invalidResult(server, "subscriptions/listen", result)
+                ),
+              onFailure: (error): Effect.Effect<void> => {
+                hub.dropped(runner)
+                const acknowledgedOnce = runner.acknowledgedAt !== -Infinity
+                const ended = end(acknowledgedOnce ? undefined : error as RequestError)
+                if (core.isClosed()) return ended
+                // Before any acknowledgement only an HTTP stream's failure (a 5xx, a drop) is retried.
+                const retry = isReopenable(error) && (acknowledgedOnce
+                  ? hub.clock.unsafeCurrentTimeMillis() - runner.acknowledgedAt >= Limits.RESTART_MIN_INTERVAL_MS
+                  : error._tag !== "ConnectionError")
+                if (!retry) return end(error as RequestError)
+                return Effect.gen(function*() {
+                  if (runner.resetBackoff) {
+                    runner.resetBackoff = false
+                    yield* backoff.reset
+                  }
+                  // Sleeps the next delay; the schedule never ends.
+                  yield* Effect.orDie(backoff.next(undefined))
+                  const s = yield* Effect.either(core.session)
+                  if (core.isClosed()) return yield* ended
+                  if (s._tag === "Left") return yield* end(s.left as RequestError)
+                  if (s.right.negotiated.era !== "modern") return yield* end(listenRefused(server))
+                  return yield* attempt(true)
+                })
+              }
+            }
+          )
+        })
+      return yield* attempt(bounded)
+    }).pipe(
+      // Interrupted by the hub (retired) or by the connection's scope closing: the latter ends
+      // what it carried, gracefully.
+      Effect.onInterrupt(() => Effect.sync(() => hub.settle(runner, undefined)))
+    )
+  return loop
+}
+
 /** @internal */
 export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { listens, server } = core
+    const { listens } = core
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
     const clock = yield* Effect.clock
     const members = new Set<Member>()
@@ -186,6 +280,14 @@ export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
     const acknowledgeOn = (runner: Runner, member: Member, granted: Record<string, unknown>) => {
       if (!member.acknowledge(viewOf(member, granted, runner.carried))) remove(member)
     }
+
+    // Forward references: `reconcile` starts runners whose loop reports to the functions below.
+    const loop = requestLoop(core, {
+      clock,
+      entryOf: (runner) => entryOf(runner),
+      dropped: (runner) => dropped(runner),
+      settle: (runner, error) => settle(runner, error)
+    })
 
     const reconcile = (): void => {
       if (core.isClosed()) {
@@ -259,7 +361,7 @@ export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
     const dropped = (runner: Runner) => {
       runner.active = false
       runner.ack = Deferred.unsafeMake<void>(FiberId.none)
-      if (runner === current && !runner.retired) for (const member of runner.carried) member.dropped()
+      if (runner === current && !runner.retired) { for (const member of runner.carried) member.dropped() }
     }
 
     /** The runner ended (`error` undefined: gracefully): so does every member it alone carried. */
@@ -294,82 +396,6 @@ export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
         for (const member of recipients(runner.carried, method, params)) member.offer(method, params)
       }
     })
-
-    const once = (runner: Runner) => {
-      const entry = entryOf(runner)
-      return core.send({
-        method: "subscriptions/listen",
-        params: { notifications: runner.filter },
-        options: { timeout: Duration.infinity },
-        onId: (id) => {
-          if (runner.id !== undefined) listens.delete(runner.id)
-          runner.id = id
-          if (!runner.retired) listens.set(id, entry)
-        }
-      })
-    }
-
-    // Fails once `ack` is still pending after the runner's ackTimeout; never succeeds.
-    const acknowledgedWithin = (runner: Runner, ack: Deferred.Deferred<void>) =>
-      Effect.zipRight(
-        Effect.timeoutFail(Deferred.await(ack), {
-          duration: Duration.millis(runner.ackTimeoutMs),
-          onTimeout: () =>
-            new RequestTimeoutError({ server, method: "subscriptions/listen", timeoutMs: runner.ackTimeoutMs })
-        }),
-        Effect.never
-      )
-
-    // A dropped stream (or a restarted stdio process) is a new listen: the server keeps no
-    // subscription state. Re-opened with backoff; each re-open must be acknowledged within
-    // ackTimeout; a drop right after an acknowledgement (a crash loop) ends it, and so does the
-    // host closing the connection.
-    const loop = (runner: Runner, bounded: boolean): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const backoff = yield* Schedule.driver(Policies.listenReopen)
-        const end = (error: RequestError | CapabilityError | undefined) => Effect.sync(() => settle(runner, error))
-        const attempt = (reopen: boolean): Effect.Effect<void> =>
-          Effect.suspend(() => {
-            const ack = runner.ack
-            return Effect.matchEffect(reopen ? Effect.raceFirst(once(runner), acknowledgedWithin(runner, ack)) : once(runner), {
-              onSuccess: (result) =>
-                end(
-                  Protocol.resultTypeOf(result) === "complete"
-                    ? undefined
-                    : Protocol.invalidResult(server, "subscriptions/listen", result)
-                ),
-              onFailure: (error): Effect.Effect<void> => {
-                dropped(runner)
-                const acknowledgedOnce = runner.acknowledgedAt !== -Infinity
-                const ended = end(acknowledgedOnce ? undefined : error as RequestError)
-                if (core.isClosed()) return ended
-                // Before any acknowledgement only an HTTP stream's failure (a 5xx, a drop) is retried.
-                const retry = isReopenable(error) && (acknowledgedOnce
-                  ? clock.unsafeCurrentTimeMillis() - runner.acknowledgedAt >= Limits.RESTART_MIN_INTERVAL_MS
-                  : error._tag !== "ConnectionError")
-                if (!retry) return end(error as RequestError)
-                return Effect.gen(function*() {
-                  if (runner.resetBackoff) {
-                    runner.resetBackoff = false
-                    yield* backoff.reset
-                  }
-                  // Sleeps the next delay; the schedule never ends.
-                  yield* Effect.orDie(backoff.next(undefined))
-                  const s = yield* Effect.either(core.session)
-                  if (core.isClosed()) return yield* ended
-                  if (s._tag === "Left") return yield* end(s.left as RequestError)
-                  if (s.right.negotiated.era !== "modern") return yield* end(listenRefused(server))
-                  return yield* attempt(true)
-                })
-              }
-            })
-          })
-        return yield* attempt(bounded)
-      }).pipe(
-        // Interrupted by the hub (retired) or by the connection's scope closing: the latter ends
-        // what it carried, gracefully.
-        Effect.onInterrupt(() => Effect.sync(() => settle(runner, undefined)))
-      )
 
     return {
       join: (member) =>
