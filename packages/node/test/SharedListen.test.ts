@@ -8,6 +8,7 @@ import { ConnectionError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import type * as Subscription from "@mcp-effect/client/Subscription"
+import * as Target from "@mcp-effect/client/Target"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as FakeHttpServer from "@mcp-effect/testing/FakeHttpServer"
 import * as Scenarios from "@mcp-effect/testing/Scenarios"
@@ -128,6 +129,23 @@ describe("maxStreamsPerOrigin", () => {
       assert.include(error.message, "maxStreamsPerOrigin: 1")
       // Calls are not streams: they still answer.
       assert.isAbove((yield* second.listTools()).length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
+
+  it.scopedLive("the limit is a target option too (the facades' options)", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeHttpServer.make({
+        definition: { ...Scenarios.demo, era: "dual", subscriptions: true }
+      })
+      const connect = (name: string) =>
+        Effect.flatMap(
+          Target.toConfig(server.mcpUrl, { name, maxStreamsPerOrigin: 1 }),
+          (config) => ServerConnection.make(config, options)
+        )
+      const first = yield* connect("a")
+      const second = yield* connect("b")
+      yield* first.listen({ toolsListChanged: true })
+      const error = yield* Effect.flip(second.listen({ toolsListChanged: true }))
+      assert.strictEqual((error as ConnectionError).reason, "stream-limit")
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 
   it.scopedLive("the slot is freed when the last subscription of a connection leaves", () =>
