@@ -619,6 +619,24 @@ describe("one shared listen stream per connection", () => {
       assert.strictEqual(first!.method, "notifications/tools/list_changed")
     }))
 
+  it.scoped("while a joiner's replacement stream waits for its acknowledgement, the old one still delivers", () =>
+    Effect.gen(function*() {
+      const faults: Array<FakeServer.Fault> = []
+      const { connection, server } = yield* modern({ faults })
+      const tools = yield* connection.listen({ toolsListChanged: true })
+      faults.push({ method: "subscriptions/listen", action: "silence" })
+      const joiner = yield* Effect.fork(connection.listen({ resourceSubscriptions: ["demo://a"] }))
+      for (let turn = 0; turn < 100 && (yield* server.requests("subscriptions/listen")).length < 2; turn++) {
+        yield* Effect.yieldNow()
+      }
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
+      yield* server.setTools([])
+      const [first] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(tools.notifications, 1)))
+      assert.strictEqual(first!.method, "notifications/tools/list_changed")
+      assert.isTrue(tools.isActive())
+      yield* Fiber.interrupt(joiner)
+    }))
+
   it.scoped("a server that ends the shared stream ends every subscription on it", () =>
     Effect.gen(function*() {
       const { connection, server } = yield* modern()
