@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConnectionError } from "@mcp-effect/client/McpError"
 import * as ServerConnection from "@mcp-effect/client/ServerConnection"
+import * as Sse from "@mcp-effect/client/Sse"
 import * as StreamableHttp from "@mcp-effect/client/StreamableHttp"
 import type * as Subscription from "@mcp-effect/client/Subscription"
 import * as Target from "@mcp-effect/client/Target"
@@ -180,5 +181,17 @@ describe("maxStreamsPerOrigin", () => {
       const second = yield* connect("b")
       assert.strictEqual(yield* server.openGetStreams, 1)
       assert.isAbove((yield* second.listTools()).length, 0)
+    }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
+
+  it.scopedLive("a legacy HTTP+SSE connection past the limit fails to connect with stream-limit", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
+      const connect = (name: string) =>
+        ServerConnection.make(Sse.config({ name, url: server.sseUrl, maxStreamsPerOrigin: 1 }), options)
+      yield* connect("a")
+      const error = yield* Effect.flip(connect("b"))
+      assert.instanceOf(error, ConnectionError)
+      assert.strictEqual((error as ConnectionError).reason, "stream-limit")
+      assert.strictEqual(yield* server.openGetStreams, 1)
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 })
