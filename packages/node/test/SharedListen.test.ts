@@ -169,9 +169,9 @@ describe("maxStreamsPerOrigin", () => {
       assert.isTrue(subscription.isActive())
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 
-  it.scopedLive("a handshake-era GET stream beyond the limit is not opened; the connection still works", () =>
+  it.scopedLive("a handshake-era GET stream beyond the limit is not opened; calls work, subscribing fails", () =>
     Effect.gen(function*() {
-      const server = yield* FakeHttpServer.make({ definition: Scenarios.demo })
+      const server = yield* FakeHttpServer.make({ definition: { ...Scenarios.demo, subscriptions: true } })
       const connect = (name: string) =>
         ServerConnection.make(
           StreamableHttp.config({ name, url: server.mcpUrl, maxStreamsPerOrigin: 1 }),
@@ -181,6 +181,9 @@ describe("maxStreamsPerOrigin", () => {
       const second = yield* connect("b")
       assert.strictEqual(yield* server.openGetStreams, 1)
       assert.isAbove((yield* second.listTools()).length, 0)
+      // Its updates would have no stream to arrive on.
+      const error = yield* Effect.flip(second.subscribeResource("demo://readme"))
+      assert.strictEqual((error as ConnectionError).reason, "stream-limit")
     }).pipe(Effect.provide(NodeMcpClient.platform), Logger.withMinimumLogLevel(LogLevel.Error)))
 
   it.scopedLive("a legacy HTTP+SSE connection past the limit fails to connect with stream-limit", () =>

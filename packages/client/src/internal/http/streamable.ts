@@ -49,6 +49,8 @@ export const transportOf = (
     // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
     const modernReaders = new Set<Id>()
     let listening = false
+    // Why the GET stream was not opened (the origin's long-lived streams at their limit).
+    let getRefused: ConnectionError | undefined
     // This connection's slot among the origin's long-lived streams (GET and listen streams).
     const slot = StreamSlots.holder(
       server,
@@ -63,7 +65,10 @@ export const transportOf = (
       listening = true
       // Without a slot the GET stream is left closed, so that calls still get a connection.
       const refused = slot.open()
-      if (refused !== undefined) return Effect.logWarning(`${server}: no GET stream: ${refused.message}`)
+      if (refused !== undefined) {
+        getRefused = refused
+        return Effect.logWarning(`${server}: no GET stream: ${refused.message}`)
+      }
       // The first GET keeps running if it is slow: listen takes its answer rather than
       // opening a second stream (which would pick up messages meant for a resumption).
       return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (firstGet) =>
@@ -177,6 +182,7 @@ export const transportOf = (
       authorization: Effect.suspend(() => Http.authorizationKey(c.settings.headers())),
       reusableCache: !c.settings.customised,
       sessionId: () => c.sessionId,
+      streamRefused: () => getRefused,
       address: Address.addressOf(options.url)
     }
   })
