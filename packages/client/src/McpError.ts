@@ -31,6 +31,9 @@ import { TaggedError } from "./internal/taggedError.js"
  * - `cors`: in a browser page, a request to another origin failed as a CORS refusal does (the
  *   server sent no `Access-Control-Allow-Origin` for the page, or refused the preflight); the
  *   browser keeps the exact reason in its console (docs/browser.md).
+ * - `stream-limit`: a new long-lived stream (a GET or listen stream) would exceed the streams
+ *   allowed to the server's origin (`maxStreamsPerOrigin`, 4 by default in browsers); the
+ *   message names the origin and the limit (docs/browser.md). Added in 0.2.0.
  *
  * @since 0.2.0
  * @category models
@@ -46,7 +49,8 @@ export const ConnectionFailureReason = Schema.Literal(
   "spawn",
   "closed",
   "protocol",
-  "cors"
+  "cors",
+  "stream-limit"
 )
 
 /**

@@ -141,6 +141,8 @@ export interface RpcPeer {
   /** The transport's authorization context (see `Transport.authorization`). */
   readonly authorization: Effect.Effect<string | undefined>
   readonly reusableCache: boolean
+  /** See `Transport.streamRefused`. Added in 0.2.0. */
+  readonly streamRefused?: (() => ConnectionError | undefined) | undefined
 }
 
 /**

@@ -411,8 +411,12 @@ export interface ServerConnection {
    */
   readonly clearCache: Effect.Effect<void>
   /**
-   * Opens a `subscriptions/listen` stream (2026-07-28) in the current scope and waits for its
-   * acknowledgement (bounded by `ackTimeout`, default the read timeout; `false` waits for ever).
+   * Subscribes (2026-07-28) in the current scope and waits for the acknowledgement (bounded by
+   * `ackTimeout`, default the read timeout; `false` waits for ever). Every subscription of the
+   * connection, resource watches included, shares one `subscriptions/listen` stream carrying the
+   * union of their filters; one that needs more re-opens it (the old stream delivers until the new
+   * one is acknowledged). Over HTTP, a stream past the origin's `maxStreamsPerOrigin` fails with
+   * `ConnectionError` (`reason: "stream-limit"`).
    */
   readonly listen: (
     filter: Subscription.Filter,

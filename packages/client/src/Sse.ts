@@ -28,6 +28,13 @@ export interface Options extends Http.HttpOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
   /** Sends `ping` at this interval to keep the stream alive. */
   readonly ping?: Duration.DurationInput | undefined
+  /**
+   * The most long-lived streams the connections of this page or process may hold to the
+   * server's origin (4 by default in browsers, none elsewhere; `false`: none). The event stream
+   * is one: past the limit connecting fails with `ConnectionError` (`reason: "stream-limit"`).
+   * Added in 0.2.0.
+   */
+  readonly maxStreamsPerOrigin?: number | false | undefined
 }
 
 /**

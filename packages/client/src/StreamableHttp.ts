@@ -35,6 +35,14 @@ export interface Options extends Http.HttpOptions {
   readonly readTimeout?: Duration.DurationInput | undefined
   /** Open the optional GET stream after initialization (default true). */
   readonly getStream?: boolean | undefined
+  /**
+   * The most long-lived streams (GET and listen streams; a connection holds one at most) the
+   * connections of this page or process may hold to the server's origin at once: 4 by default in
+   * browsers, so that 2 of HTTP/1.1's 6 connections per origin stay for calls; no limit
+   * elsewhere or with `false` (an HTTP/2 server). Beyond it a listen fails with
+   * `ConnectionError` (`reason: "stream-limit"`) and a GET stream is not opened. Added in 0.2.0.
+   */
+  readonly maxStreamsPerOrigin?: number | false | undefined
   /** Overrides the client's `protocol` for this server (`auto`, `modern`, `legacy`). */
   readonly protocol?: ServerConfig<HttpClient.HttpClient>["protocol"]
   /** Overrides the client's bound on the `server/discover` probe for this server. */

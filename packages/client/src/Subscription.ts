@@ -1,7 +1,8 @@
 /**
  * `subscriptions/listen` (2026-07-28) as a scoped resource: the subscription lives as long as
  * its scope, its notifications are a `Stream`, its failures typed. Notifications wait in a
- * queue bounded by count and by bytes; overflow gives up repeats, not signals.
+ * queue bounded by count and by bytes; overflow gives up repeats, not signals. The subscriptions
+ * of one connection share one listen stream.
  *
  * @since 0.1.0
  */

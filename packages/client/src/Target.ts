@@ -57,6 +57,11 @@ export interface TargetOptions extends HttpOptions {
   readonly transport?: "stdio" | "streamable_http" | "sse" | "http" | undefined
   /** Legacy SSE keep-alive interval. */
   readonly ping?: Duration.DurationInput | undefined
+  /**
+   * Streamable HTTP: the most long-lived streams to the server's origin (4 by default in
+   * browsers; see `StreamableHttp.Options`). Added in 0.2.0.
+   */
+  readonly maxStreamsPerOrigin?: StreamableHttp.Options["maxStreamsPerOrigin"]
 }
 
 /**

@@ -120,6 +120,11 @@ export interface Transport {
    * the process's last stderr lines and a hint about its environment), else `undefined`.
    */
   readonly unanswered?: ((error: ConnectError) => ConnectionError | undefined) | undefined
+  /**
+   * Why the transport holds no stream for what the server sends outside requests (its GET
+   * stream found the origin's `maxStreamsPerOrigin` reached), else `undefined`. Added in 0.2.0.
+   */
+  readonly streamRefused?: (() => ConnectionError | undefined) | undefined
 }
 
 /**

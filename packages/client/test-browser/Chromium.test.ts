@@ -149,6 +149,25 @@ describe("Chromium (esbuild bundle)", () => {
     assert.deepStrictEqual(await run("listen", urls.modern), { method: "notifications/tools/list_changed" })
   })
 
+  it("8 subscriptions to one server share one listen stream: calls still answer", async () => {
+    assert.deepStrictEqual(await run("manyListens", urls.modern), {
+      active: 8,
+      sum: { sum: 42 },
+      method: "notifications/tools/list_changed"
+    })
+  })
+
+  it("a 5th long-lived stream to one origin fails with ConnectionError stream-limit, calls still answer", async () => {
+    const result = await run("streamLimit", urls.modern)
+    assert.strictEqual(result.listening, 4)
+    const [refused] = result.refused as Array<Record<string, string>>
+    assert.strictEqual(refused!.tag, "ConnectionError")
+    assert.strictEqual(refused!.reason, "stream-limit")
+    assert.include(refused!.message, new URL(urls.modern).origin)
+    assert.include(refused!.message, "maxStreamsPerOrigin: 4")
+    assert.deepStrictEqual(result.sum, { sum: 42 })
+  })
+
   it("a server on another origin without CORS headers fails with ConnectionError reason cors", async () => {
     const result = await run("failure", urls.uncorsed)
     assert.strictEqual(result.tag, "ConnectionError")

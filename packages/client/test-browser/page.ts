@@ -40,6 +40,52 @@ const listen = (url: string) =>
     return { method: notification?.method }
   })
 
+/**
+ * 8 subscriptions to one server: they share one listen stream, so calls still get one of the
+ * origin's 6 HTTP/1.1 connections (8 streams of their own would leave none).
+ */
+const manyListens = (url: string) =>
+  Effect.gen(function*() {
+    const client = yield* clientOf(url)
+    const subscriptions = yield* Effect.forEach(Array.from({ length: 8 }), (_, i) =>
+      client.listen(i === 0 ? { toolsListChanged: true } : { resourceSubscriptions: [`demo://r${i}`] }))
+    const sum = yield* client.callTool("add", { a: 2, b: 40 })
+    yield* client.callTool("publish", {})
+    const [notification] = yield* subscriptions[0]!.notifications.pipe(Stream.take(1), Stream.runCollect)
+    return {
+      active: subscriptions.filter((subscription) =>
+        subscription.isActive()
+      ).length,
+      sum: sum.structuredContent,
+      method: notification?.method
+    }
+  })
+
+/**
+ * 5 connections to one origin, each with a subscription: the 5th is past the browser's default
+ * of 4 long-lived streams per origin and fails at once; calls still answer.
+ */
+const streamLimit = (url: string) =>
+  Effect.gen(function*() {
+    const names = ["a", "b", "c", "d", "e"]
+    const client = yield* McpClient.make({ servers: names.map((name) => StreamableHttp.config({ name, url })) })
+    const outcomes = yield* Effect.forEach(names, (server) =>
+      Effect.either(client.listen({ toolsListChanged: true }, { server })))
+    const refused = outcomes.flatMap((outcome) =>
+      outcome._tag === "Left" ? [outcome.left] : []
+    )
+    const sum = yield* client.callTool("add", { a: 2, b: 40 }, { server: "e" })
+    return {
+      listening: outcomes.filter((outcome) => outcome._tag === "Right").length,
+      refused: refused.map((error) => ({
+        tag: (error as { _tag?: string })._tag,
+        reason: (error as { reason?: string }).reason,
+        message: (error as { message?: string }).message
+      })),
+      sum: sum.structuredContent
+    }
+  })
+
 /** What a failed connection says: its tag, reason and message. */
 const failure = (url: string) =>
   clientOf(url).pipe(
@@ -85,7 +131,7 @@ const facadeFailure = (target: string) =>
     })
   )
 
-const programs = { basic, listen, failure }
+const programs = { basic, listen, manyListens, streamLimit, failure }
 const promised = { facade, facadeFailure }
 ;(globalThis as unknown as { mcpTest: unknown }).mcpTest = {
   run: (name: keyof typeof programs | keyof typeof promised, url: string) =>

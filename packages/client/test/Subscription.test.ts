@@ -499,3 +499,161 @@ describe("re-opened subscriptions are revalidated", () => {
       assert.isFalse(subscription.isActive())
     }))
 })
+
+describe("one shared listen stream per connection", () => {
+  // The listen requests the server holds open: asked for, less those the client cancelled.
+  const openListens = (server: FakeServer.FakeServer) =>
+    Effect.map(
+      Effect.all([server.requests("subscriptions/listen"), server.requests("notifications/cancelled")]),
+      ([listens, cancelled]) => {
+        const gone = new Set(cancelled.map((r) => r.params?.requestId))
+        return listens.filter((r) => !gone.has(r.id)).length
+      }
+    )
+
+  it.scoped("N subscriptions and watches hold one listen request, carrying the union of their filters", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const subscriptions = yield* Effect.all([
+        connection.listen({ toolsListChanged: true }),
+        connection.listen({ promptsListChanged: true }),
+        connection.listen({ resourceSubscriptions: ["demo://a"] }),
+        connection.listen({ resourceSubscriptions: ["demo://b"] })
+      ], { concurrency: "unbounded" })
+      yield* connection.subscribeResource("demo://c")
+      yield* connection.subscribeResource("demo://d")
+      assert.strictEqual(yield* openListens(server), 1)
+      const listens = yield* server.requests("subscriptions/listen")
+      const carried = listens[listens.length - 1]!.params!.notifications as Subscription.Filter
+      assert.isTrue(carried.toolsListChanged)
+      assert.isTrue(carried.promptsListChanged)
+      assert.sameMembers([...carried.resourceSubscriptions!], ["demo://a", "demo://b", "demo://c", "demo://d"])
+      // Each sees what it asked for, not the others' URIs.
+      assert.deepStrictEqual(subscriptions[2]!.acknowledged, { resourceSubscriptions: ["demo://a"] })
+      assert.deepStrictEqual(subscriptions[0]!.acknowledged, { toolsListChanged: true })
+      assert.isTrue(subscriptions.every((s) => s.isActive()))
+    }))
+
+  it.scoped("a subscription the stream already covers joins it without a new request", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      yield* connection.listen({ toolsListChanged: true })
+      const second = yield* connection.listen({ toolsListChanged: true })
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 1)
+      assert.deepStrictEqual(second.acknowledged, { toolsListChanged: true })
+    }))
+
+  it.scoped("each notification reaches the subscriptions it concerns; one leaving keeps the others receiving", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const next = (subscription: Subscription.Subscription) =>
+        Effect.map(
+          Stream.runCollect(Stream.take(subscription.notifications, 1)),
+          (chunk) => Chunk.toReadonlyArray(chunk).map((n) => n.params?.uri ?? n.method)
+        )
+      const tools = yield* connection.listen({ toolsListChanged: true })
+      const scopeA = yield* Scope.make()
+      const a = yield* Scope.extend(connection.listen({ resourceSubscriptions: ["demo://a"] }), scopeA)
+      const b = yield* connection.listen({ resourceSubscriptions: ["demo://b"] })
+      yield* server.publish("notifications/resources/updated", { uri: "demo://a" })
+      assert.deepStrictEqual(yield* next(a), ["demo://a"])
+      yield* server.publish("notifications/resources/updated", { uri: "demo://b" })
+      assert.deepStrictEqual(yield* next(b), ["demo://b"])
+      yield* server.setTools([])
+      assert.deepStrictEqual(yield* next(tools), ["notifications/tools/list_changed"])
+      // Nobody got another's notification.
+      assert.deepStrictEqual([tools, a, b].map((s) => s.pendingNotifications()), [0, 0, 0])
+
+      yield* Scope.close(scopeA, Exit.void)
+      assert.isFalse(a.isActive())
+      assert.isTrue(b.isActive() && tools.isActive())
+      // The stream is re-opened without demo://a, in the background (the old one serves meanwhile).
+      const carriesA = Effect.map(
+        server.requests("subscriptions/listen"),
+        (listens) =>
+          (listens[listens.length - 1]!.params!.notifications as Subscription.Filter).resourceSubscriptions!
+            .includes("demo://a")
+      )
+      for (let turn = 0; turn < 100 && (yield* carriesA); turn++) yield* Effect.yieldNow()
+      assert.isFalse(yield* carriesA)
+      for (let turn = 0; turn < 100 && (yield* openListens(server)) > 1; turn++) yield* Effect.yieldNow()
+      assert.strictEqual(yield* openListens(server), 1)
+      yield* server.publish("notifications/resources/updated", { uri: "demo://b" })
+      assert.deepStrictEqual(yield* next(b), ["demo://b"])
+    }))
+
+  it.scoped("the last subscription out closes the stream", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const scope = yield* Scope.make()
+      yield* Scope.extend(
+        Effect.all([
+          connection.listen({ toolsListChanged: true }),
+          connection.listen({ resourceSubscriptions: ["demo://a"] })
+        ]),
+        scope
+      )
+      assert.strictEqual(yield* openListens(server), 1)
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(yield* openListens(server), 0)
+      // A new subscription opens a new stream.
+      yield* connection.listen({ toolsListChanged: true })
+      assert.strictEqual(yield* openListens(server), 1)
+    }))
+
+  it.scoped("a joiner whose replacement stream is never acknowledged fails; the others stay on the old stream", () =>
+    Effect.gen(function*() {
+      const faults: Array<FakeServer.Fault> = []
+      const { connection, server } = yield* modern({ faults })
+      const tools = yield* connection.listen({ toolsListChanged: true })
+      faults.push({ method: "subscriptions/listen", action: "silence" })
+      const joiner = yield* Effect.fork(
+        Effect.flip(connection.listen({ resourceSubscriptions: ["demo://a"] }, { ackTimeout: "3 seconds" }))
+      )
+      yield* TestClock.adjust("3 seconds")
+      assert.instanceOf(yield* Fiber.join(joiner), RequestTimeoutError)
+      assert.isTrue(tools.isActive())
+      assert.strictEqual(yield* openListens(server), 1)
+      yield* server.setTools([])
+      const [first] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(tools.notifications, 1)))
+      assert.strictEqual(first!.method, "notifications/tools/list_changed")
+    }))
+
+  it.scoped("while a joiner's replacement stream waits for its acknowledgement, the old one still delivers", () =>
+    Effect.gen(function*() {
+      const faults: Array<FakeServer.Fault> = []
+      const { connection, server } = yield* modern({ faults })
+      const tools = yield* connection.listen({ toolsListChanged: true })
+      faults.push({ method: "subscriptions/listen", action: "silence" })
+      const joiner = yield* Effect.fork(connection.listen({ resourceSubscriptions: ["demo://a"] }))
+      for (let turn = 0; turn < 100 && (yield* server.requests("subscriptions/listen")).length < 2; turn++) {
+        yield* Effect.yieldNow()
+      }
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 2)
+      yield* server.setTools([])
+      const [first] = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(tools.notifications, 1)))
+      assert.strictEqual(first!.method, "notifications/tools/list_changed")
+      assert.isTrue(tools.isActive())
+      yield* Fiber.interrupt(joiner)
+    }))
+
+  it.scoped("a server that ends the shared stream ends every subscription on it", () =>
+    Effect.gen(function*() {
+      const { connection, server } = yield* modern()
+      const a = yield* connection.listen({ toolsListChanged: true })
+      const b = yield* connection.listen({ resourceSubscriptions: ["demo://a"] })
+      yield* server.endListens
+      assert.strictEqual((yield* Effect.either(Stream.runDrain(a.notifications)))._tag, "Right")
+      assert.strictEqual((yield* Effect.either(Stream.runDrain(b.notifications)))._tag, "Right")
+      assert.isFalse(a.isActive() || b.isActive())
+    }))
+
+  it.scoped("the handshake era has no listen stream: resource subscriptions are requests", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, subscriptions: true })
+      const connection = yield* ServerConnection.make(server.config(), options)
+      yield* Effect.forEach(["demo://a", "demo://b", "demo://c"], (uri) => connection.subscribeResource(uri))
+      assert.strictEqual((yield* server.requests("resources/subscribe")).length, 3)
+      assert.strictEqual((yield* server.requests("subscriptions/listen")).length, 0)
+    }))
+})

@@ -247,6 +247,11 @@ export interface FakeHttpServer {
   /** How many GET `/mcp` and `/sse` streams are open now. */
   readonly openGetStreams: Effect.Effect<number>
   /**
+   * How many POST `/mcp` SSE streams of unanswered requests of `method` are open now (the
+   * `subscriptions/listen` streams, say). Added in 0.2.0.
+   */
+  readonly openPostStreams: (method: string) => Effect.Effect<number>
+  /**
    * Destroys the sockets of the open POST `/mcp` SSE streams of requests of `method` that have
    * not been answered (a dropped `subscriptions/listen` stream, say). The fake server is not
    * told: to it the request is still open.

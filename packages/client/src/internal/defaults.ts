@@ -62,6 +62,12 @@ export const GET_RECONNECT_MAX_DELAY = "30 seconds"
 export const LEGACY_ENDPOINT_TIMEOUT = "30 seconds"
 /** How long connecting waits for the first GET stream's answer before going on without it (`http/streamable.ts`). */
 export const FIRST_GET_WAIT = "2 seconds"
+/**
+ * In a browser, the long-lived streams (GET and listen streams) the connections of a page may
+ * hold to one origin: 2 of HTTP/1.1's 6 connections per origin stay for calls
+ * (`http/streamSlots.ts`). Elsewhere there is no limit unless `maxStreamsPerOrigin` sets one.
+ */
+export const BROWSER_STREAMS_PER_ORIGIN = 4
 /** The session's `DELETE` at close (`http/streamable.ts`). */
 export const SESSION_DELETE_TIMEOUT = "2 seconds"
 

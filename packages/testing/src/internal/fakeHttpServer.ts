@@ -542,6 +542,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.FakeHttpServer, ne
         getSinks.clear()
       }),
       openGetStreams: Effect.sync(() => [...getSinks].filter((sink) => sink.isOpen()).length),
+      openPostStreams: (method) =>
+        Effect.sync(() => {
+          let open = 0
+          for (const session of new Set([...sessions.values(), globalSession, modernSession])) {
+            for (const pending of session?.pending.values() ?? []) {
+              if (pending.method === method && pending.stream?.sink?.isOpen() === true) open++
+            }
+          }
+          return open
+        }),
       cutPostStreams: (method) =>
         Effect.sync(() => {
           const all = [...sessions.values(), globalSession, modernSession]

@@ -32,7 +32,6 @@ import type { Send } from "../request/send.js"
 import * as ResultLimits from "../resultLimits.js"
 import * as ToolFilter from "../toolFilter.js"
 import * as Tracing from "../tracing.js"
-import type * as NotificationQueue from "./notificationQueue.js"
 import * as ResultCache from "./resultCache.js"
 import * as SharedResults from "./sharedResults.js"
 import * as State from "./state.js"
@@ -63,7 +62,8 @@ export type Params = Record<string, unknown> | undefined
 export interface Listen {
   readonly acknowledge: (granted: Record<string, unknown>) => void
   readonly end: () => void
-  readonly queue: NotificationQueue.NotificationQueue<RequestError | CapabilityError>
+  /** Hands a notification of the stream to the subscriptions it concerns. */
+  readonly offer: (method: string, params: Params) => void
 }
 
 /** The connection's settings and the state its parts share. */

@@ -58,7 +58,7 @@ export const make = (core: Needs): Effect.Effect<Router> =>
       if (shared !== undefined && stale.length > 0) runFork(Effect.forEach(stale, shared.forget, { discard: true }))
       // 3. The subscription's own consumer (queued: it never runs here), 4. host listeners.
       if (subscription !== undefined && method !== "notifications/subscriptions/acknowledged") {
-        subscription.queue.offer(method, params)
+        subscription.offer(method, params)
       }
       options.onNotification(server, method, params)
     }

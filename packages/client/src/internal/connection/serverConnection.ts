@@ -2,7 +2,7 @@
  * `ServerConnection.make`: wiring only. The shared settings and state (`core.ts`), the router
  * of what the server sends unasked (`router.ts`), the session (`session.ts`) and the request
  * path (`requests.ts`) make the `Core` each feature part takes: lists and reads (`lists.ts`),
- * tools and tasks (`tools.ts`), subscriptions (`subscriptions.ts`, `watches.ts`) and the other
+ * tools and tasks (`tools.ts`), subscriptions (`listenHub.ts`, `subscriptions.ts`, `watches.ts`) and the other
  * methods (`methods.ts`).
  *
  * @internal
@@ -16,6 +16,7 @@ import type { Options, ServerConnection } from "../../ServerConnection.js"
 import * as Masked from "../masked.js"
 import * as Sha256 from "../sha256.js"
 import * as Core from "./core.js"
+import * as ListenHub from "./listenHub.js"
 import * as Lists from "./lists.js"
 import * as Methods from "./methods.js"
 import * as Pages from "./pages.js"
@@ -59,7 +60,7 @@ export const make = <R>(
     // own per object (docs/performance.md, "Idioms").
     const base = Object.assign({}, shared, sessions)
     const core: Core.Core = Object.assign(base, Requests.make(base))
-    const { listen } = Subscriptions.make(core)
+    const { listen } = Subscriptions.make(core, yield* ListenHub.make(core))
     const methods = Methods.make(core)
     // A literal that opens with a property, and `kind` added after it (see `kind` above).
     const fields: Omit<ServerConnection, "kind"> = {

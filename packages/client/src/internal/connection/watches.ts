@@ -70,10 +70,13 @@ export const make = (
     subscribeResource: (uri, requestOptions) =>
       Effect.flatMap(
         core.session,
-        (s): Effect.Effect<void, ConnectError | CapabilityError> =>
-          s.negotiated.era === "legacy"
-            ? Effect.asVoid(core.gated({ method: "resources/subscribe", params: { uri }, options: requestOptions }))
-            : watchResource(uri)
+        (s): Effect.Effect<void, ConnectError | CapabilityError> => {
+          if (s.negotiated.era !== "legacy") return watchResource(uri)
+          // Its updates would come on the GET stream: without one (the origin's limit) none would.
+          const refused = s.peer.streamRefused?.()
+          if (refused !== undefined) return Effect.fail(refused)
+          return Effect.asVoid(core.gated({ method: "resources/subscribe", params: { uri }, options: requestOptions }))
+        }
       ),
     unsubscribeResource: (uri, requestOptions) =>
       Effect.flatMap(core.session, (s): Effect.Effect<void, ConnectError | CapabilityError> => {

@@ -20,6 +20,7 @@ import * as Address from "../address.js"
 import * as Defaults from "../defaults.js"
 import * as Http from "./http.js"
 import * as SseBody from "./sseBody.js"
+import * as StreamSlots from "./streamSlots.js"
 
 /** @internal */
 export const transportOf = (options: Options): TransportFactory<HttpClient.HttpClient> => (sink, server) =>
@@ -28,6 +29,11 @@ export const transportOf = (options: Options): TransportFactory<HttpClient.HttpC
     const origin = Http.originOf(options.url)
     const endpoint = yield* Deferred.make<string, ConnectionError>()
     let closed = false
+    // The event stream is long-lived for the whole connection: it takes a slot of the origin's.
+    const slot = StreamSlots.holder(server, origin, StreamSlots.limitOf(options.maxStreamsPerOrigin))
+    const refused = slot.open()
+    if (refused !== undefined) return yield* refused
+    yield* Effect.addFinalizer(() => Effect.sync(slot.close))
 
     const opened = yield* Http.executeAuthorized(
       s,

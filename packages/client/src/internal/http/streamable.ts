@@ -25,6 +25,7 @@ import type { Id, Json } from "./postReply.js"
 import * as Get from "./streamableGet.js"
 import * as Post from "./streamablePost.js"
 import * as State from "./streamableState.js"
+import * as StreamSlots from "./streamSlots.js"
 
 /** @internal */
 export const transportOf = (
@@ -48,17 +49,31 @@ export const transportOf = (
     // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
     const modernReaders = new Set<Id>()
     let listening = false
+    // Why the GET stream was not opened (the origin's long-lived streams at their limit).
+    let getRefused: ConnectionError | undefined
+    // This connection's slot among the origin's long-lived streams (GET and listen streams).
+    const slot = StreamSlots.holder(
+      server,
+      Http.originOf(options.url),
+      StreamSlots.limitOf(options.maxStreamsPerOrigin)
+    )
     const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
 
     // The GET stream is opened before `notifications/initialized` goes out, so what a server
     // sends the moment it is initialized (a list_changed, say) has a stream to arrive on.
     const openListen = Effect.suspend(() => {
       listening = true
+      // Without a slot the GET stream is left closed, so that calls still get a connection.
+      const refused = slot.open()
+      if (refused !== undefined) {
+        getRefused = refused
+        return Effect.logWarning(`${server}: no GET stream: ${refused.message}`)
+      }
       // The first GET keeps running if it is slow: listen takes its answer rather than
       // opening a second stream (which would pick up messages meant for a resumption).
       return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
-          FiberSet.run(fibers, Get.listen(c, Fiber.join(firstGet))),
+          FiberSet.run(fibers, Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot.close))),
           Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
         ))
     })
@@ -119,6 +134,13 @@ export const transportOf = (
           (response) => Post.processReply(c, response, id, method, hints?.modern !== true)
         )
         const exchange = before === undefined ? posted : Effect.zipRight(before, posted)
+        // A 2026-07-28 listen stream is long-lived: it needs the connection's slot (shared by its
+        // replacement), and fails at once, clearly, when the origin has none left.
+        const longLived = method === "subscriptions/listen" && id !== undefined
+        if (longLived) {
+          const refused = slot.open()
+          if (refused !== undefined) return Effect.fail(refused)
+        }
         if (id === undefined) {
           return Effect.catchTag(
             exchange,
@@ -129,6 +151,7 @@ export const transportOf = (
         const fiber = forkExchange(exchange, id, method)
         readers.set(id, fiber)
         if (hints?.modern === true) modernReaders.add(id)
+        if (longLived) fiber.addObserver(slot.close)
         fiber.addObserver(() => {
           if (readers.get(id) !== fiber) return
           readers.delete(id)
@@ -159,6 +182,7 @@ export const transportOf = (
       authorization: Effect.suspend(() => Http.authorizationKey(c.settings.headers())),
       reusableCache: !c.settings.customised,
       sessionId: () => c.sessionId,
+      streamRefused: () => getRefused,
       address: Address.addressOf(options.url)
     }
   })

@@ -205,6 +205,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       ),
       description: opened.description,
       authorization: opened.authorization ?? Effect.succeed(undefined),
-      reusableCache: opened.reusableCache ?? true
+      reusableCache: opened.reusableCache ?? true,
+      streamRefused: opened.streamRefused
     } satisfies RpcPeer
   })
