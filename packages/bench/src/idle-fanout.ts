@@ -29,7 +29,7 @@ const SERVER_PROCESSES = 2
 const settle = async (snapshot: string | undefined) => {
   const gc = (globalThis as { gc?: () => void }).gc
   if (gc === undefined) throw new Error("run with --expose-gc")
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_IDLE_WAIT ?? 500)))
   gc()
   gc()
   const reading = { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
