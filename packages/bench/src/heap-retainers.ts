@@ -34,6 +34,8 @@ interface Heap {
   readonly retainers: ReadonlyArray<Array<[number, string]>> | undefined
   /** Each node's own edge names (properties, captured variables), sorted and joined. */
   readonly shape: (i: number) => string
+  /** The node an edge of that name leads to. */
+  readonly edge: (i: number, name: string) => number | undefined
 }
 
 const load = (file: string, withRetainers: boolean): Heap => {
@@ -78,6 +80,15 @@ const load = (file: string, withRetainers: boolean): Heap => {
     }
     return names.sort().join(",")
   }
+  const edge = (i: number, name: string): number | undefined => {
+    for (let k = 0, e = firstEdge[i]!; k < nodes[i * nf + edgeCountAt]!; k++, e += ef) {
+      const edgeType = edgeTypes[edges[e + eTypeAt]!]!
+      if (edgeType !== "element" && edgeType !== "hidden" && strings[edges[e + eNameAt]!] === name) {
+        return edges[e + eToAt]! / nf
+      }
+    }
+    return undefined
+  }
   if (withRetainers) {
     retainers = Array.from({ length: count }, () => [])
     let e = 0
@@ -98,7 +109,8 @@ const load = (file: string, withRetainers: boolean): Heap => {
     size: (i) => nodes[i * nf + sizeAt]!,
     key,
     retainers,
-    shape
+    shape,
+    edge
   }
 }
 
@@ -124,6 +136,41 @@ const main = () => {
     group.nodes.push(i)
     groups.set(key, group)
     total += after.size(i)
+  }
+  if (process.env.HEAP_BY_SCOPE !== undefined) {
+    // Closures by the variables of the scope they close over: which function made them.
+    const scopes = new Map<string, { n: number; size: number }>()
+    for (const [key, group] of groups) {
+      if (!key.startsWith("closure")) continue
+      for (const i of group.nodes) {
+        const context = after.edge(i, "context")
+        const name = context === undefined ? "?" : after.shape(context).slice(0, 150)
+        const entry = scopes.get(name) ?? { n: 0, size: 0 }
+        entry.n++
+        entry.size += after.size(i)
+        scopes.set(name, entry)
+      }
+    }
+    for (const [name, { n, size }] of [...scopes.entries()].sort((a, b) => b[1].size - a[1].size).slice(0, top)) {
+      console.log(
+        `${(size / per).toFixed(0).padStart(7)} B ${(n / per).toFixed(1).padStart(5)}× closures over {${name}}`
+      )
+    }
+  }
+  if (process.env.HEAP_EFFECTS !== undefined) {
+    // Effects kept built: what made each (the scope its first closure closes over) and who keeps it.
+    const made = new Map<string, number>()
+    for (const i of groups.get("EffectPrimitive")?.nodes ?? []) {
+      const f = after.edge(i, "commit") ?? after.edge(i, "effect_instruction_i0")
+      const context = f === undefined ? undefined : after.edge(f, "context")
+      const fname = f === undefined ? "-" : after.key(f)
+      const holder = after.retainers![i]!.map(([h, e]) => `${after.key(h)}.${e}`)[0] ?? "?"
+      const name = `${fname} over {${context === undefined ? "" : after.shape(context).slice(0, 90)}} <- ${holder}`
+      made.set(name, (made.get(name) ?? 0) + 1)
+    }
+    for (const [name, n] of [...made.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+      console.log(`${(n / per).toFixed(1).padStart(5)}× ${name}`)
+    }
   }
   console.log(`new objects: ${(total / per / 1024).toFixed(1)} KiB self size per connection (${per} connections)`)
   const sorted = [...groups.entries()].sort((a, b) => b[1].size - a[1].size).slice(0, top)

@@ -63,12 +63,26 @@ export const make = <R>(
       parentScope,
       Effect.zipRight(Effect.sync(() => (current.closed = true)), state.set(ConnectionState.Closed()))
     )
-    const lock = yield* Effect.makeSemaphore(1)
     const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
+    // Openings take turns under a lock that exists only while one runs or waits: an idle
+    // connection keeps no semaphore (its closures are heap per connection).
+    let lock: Effect.Semaphore | undefined
+    let lockUsers = 0
+    const underLock = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        lock ??= Effect.unsafeMakeSemaphore(1)
+        lockUsers++
+        return Effect.ensuring(
+          lock.withPermits(1)(effect),
+          Effect.sync(() => {
+            if (--lockUsers === 0) lock = undefined
+          })
+        )
+      })
     const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
       reusable(current.session)
         ? Effect.succeed(current.session)
-        : lock.withPermits(1)(
+        : underLock(
           Effect.suspend(() => reusable(current.session) ? Effect.succeed(current.session) : supervisor.open)
         )
     )
