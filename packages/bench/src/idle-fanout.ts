@@ -59,7 +59,8 @@ const main = async () => {
       url: `${servers[i % servers.length]!.url}?server=${i}`,
       protocol: era,
       // A thousand probes at once queue behind the servers' CPU.
-      discoverTimeout: "60 seconds"
+      discoverTimeout: "60 seconds",
+      readTimeout: "120 seconds"
     })
   const scopes: Array<Scope.CloseableScope> = []
   const open = async (configs: ReadonlyArray<ServerConfig<HttpClient.HttpClient>>) => {
