@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { ConfigError } from "../../McpError.js"
 import type { ConnectError } from "../../McpError.js"
@@ -55,7 +56,9 @@ export const make = <R>(
     }
     const shared = yield* Core.makeShared(config, options)
     if (shared.debugRequests) yield* Masked.logStart(config)
-    const sessions = yield* Session.make(config, shared, yield* Router.make(shared))
+    // One runtime for the router and the session: each `Effect.runtime()` copies the fiber's refs.
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const sessions = yield* Session.make(config, shared, Router.make(shared, runFork), runFork)
     // `Object.assign`, not spreads: a literal that opens with a spread gets a hidden class of its
     // own per object (docs/performance.md, "Idioms").
     const base = Object.assign({}, shared, sessions)

@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import { ConnectionState } from "../../ConnectionState.js"
 import * as Deprecations from "../../Deprecations.js"
@@ -38,12 +37,12 @@ export type Needs = Pick<
 export const make = <R>(
   config: ServerConfig<R>,
   core: Needs,
-  router: Router
+  router: Router,
+  runFork: Parameters<typeof SessionChoice.make<R>>[0]["runFork"]
 ): Effect.Effect<SessionAccess, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const { cache, options, server, state } = core
     const context = yield* Effect.context<R>()
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const parentScope = yield* Effect.scope
     const discoverTimeoutMs = Duration.toMillis(
       Duration.decode(config.discoverTimeout ?? options.discoverTimeout ?? Defaults.DISCOVER_TIMEOUT_MS)
@@ -58,15 +57,32 @@ export const make = <R>(
     // Sessions live in a scope of their own, closed after `closed` is set: what fails because the
     // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
     const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
-    yield* Effect.addFinalizer(() =>
+    // A finalizer of the scope itself, not `Effect.addFinalizer`, which keeps a copy of the
+    // fiber's refs per connection for it.
+    yield* Scope.addFinalizer(
+      parentScope,
       Effect.zipRight(Effect.sync(() => (current.closed = true)), state.set(ConnectionState.Closed()))
     )
-    const lock = yield* Effect.makeSemaphore(1)
     const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
+    // Openings take turns under a lock that exists only while one runs or waits: an idle
+    // connection keeps no semaphore (its closures are heap per connection).
+    let lock: Effect.Semaphore | undefined
+    let lockUsers = 0
+    const underLock = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        lock ??= Effect.unsafeMakeSemaphore(1)
+        lockUsers++
+        return Effect.ensuring(
+          lock.withPermits(1)(effect),
+          Effect.sync(() => {
+            if (--lockUsers === 0) lock = undefined
+          })
+        )
+      })
     const session: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
       reusable(current.session)
         ? Effect.succeed(current.session)
-        : lock.withPermits(1)(
+        : underLock(
           Effect.suspend(() => reusable(current.session) ? Effect.succeed(current.session) : supervisor.open)
         )
     )

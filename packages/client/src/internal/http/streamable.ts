@@ -11,7 +11,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
+import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import { ConnectionError } from "../../McpError.js"
 import type { InvalidResponseError } from "../../McpError.js"
@@ -36,15 +36,31 @@ export const transportOf = (
 (sink, server) =>
   Effect.gen(function*() {
     const c = State.make(yield* Http.settings(server, options, sink), options.url, sink, lost)
-    const fibers = yield* FiberSet.make<unknown, never>()
+    // The exchanges' fibers, interrupted by the transport's one finalizer (below). A plain set,
+    // not a `FiberSet`: its finalizer would keep one more copy of the fiber's refs per connection.
+    const fibers = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    let fibersClosed = false
+    const track = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) => {
+      if (fibersClosed) {
+        fiber.unsafeInterruptAsFork(FiberId.none)
+      } else if (!fibers.has(fiber)) {
+        fibers.add(fiber)
+        fiber.addObserver(() => {
+          if (!fibersClosed) fibers.delete(fiber)
+        })
+      }
+      return fiber
+    }
+    const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
+      Effect.suspend(() =>
+        fibersClosed
+          ? Effect.sync(() => Effect.runFork(Effect.interrupt) as Fiber.RuntimeFiber<A, E>)
+          : Effect.map(Effect.forkDaemon(effect), track)
+      )
     // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
     // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
     const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
-    const fork = <A>(exchange: Effect.Effect<A>) => {
-      const fiber = runFork(exchange)
-      FiberSet.unsafeAdd(fibers, fiber)
-      return fiber
-    }
+    const fork = <A>(exchange: Effect.Effect<A>) => track(runFork(exchange))
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
     // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
     const modernReaders = new Set<Id>()
@@ -71,9 +87,9 @@ export const transportOf = (
       }
       // The first GET keeps running if it is slow: listen takes its answer rather than
       // opening a second stream (which would pick up messages meant for a resumption).
-      return Effect.flatMap(FiberSet.run(fibers, Effect.either(State.get(c, undefined))), (firstGet) =>
+      return Effect.flatMap(run(Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
-          FiberSet.run(fibers, Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot.close))),
+          run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot.close))),
           Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
         ))
     })
@@ -120,7 +136,7 @@ export const transportOf = (
         if (method === "initialize") c.initializeId = id
         if (method === "notifications/cancelled" && Reply.isObject(m.params) && Reply.isId(m.params.requestId)) {
           const reader = readers.get(m.params.requestId)
-          if (reader !== undefined) FiberSet.unsafeAdd(fibers, Effect.runFork(Fiber.interrupt(reader)))
+          if (reader !== undefined) track(Effect.runFork(Fiber.interrupt(reader)))
           // On 2026-07-28 closing the response stream (aborting the POST) is the cancellation:
           // nothing is posted. (Its exchange, while it runs, is the only way the response could come.)
           if (modernReaders.has(m.params.requestId)) return Effect.void
@@ -160,20 +176,28 @@ export const transportOf = (
         return Effect.void
       })
 
+    // The session's DELETE, then the exchanges' fibers interrupted (as a `FiberSet` made before
+    // this finalizer would be, after it).
     yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        c.closed = true
-        if (c.sessionId === undefined) {
-          return Effect.void
-        }
-        const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
-        return Http.executeAuthorized(c.settings, request).pipe(
-          Effect.flatMap(State.discard),
-          Effect.interruptible,
-          Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
-          Effect.ignore
-        )
-      })
+      Effect.ensuring(
+        Effect.suspend(() => {
+          c.closed = true
+          if (c.sessionId === undefined) {
+            return Effect.void
+          }
+          const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
+          return Http.executeAuthorized(c.settings, request).pipe(
+            Effect.flatMap(State.discard),
+            Effect.interruptible,
+            Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
+            Effect.ignore
+          )
+        }),
+        Effect.suspend(() => {
+          fibersClosed = true
+          return Fiber.interruptAll(fibers)
+        })
+      )
     )
 
     return {

@@ -94,12 +94,14 @@ export const readExchange = (
 export const listen = (
   c: Connection,
   firstGet: Effect.Effect<Either.Either<HttpClientResponse.HttpClientResponse, ConnectionError | AuthFailure>>
-) =>
-  Effect.gen(function*() {
+) => {
+  // Outside the loop's closure, so that the first GET (its finished fiber) is not kept for as
+  // long as the stream is listened to.
+  let pending: typeof firstGet | undefined = firstGet
+  return Effect.gen(function*() {
     let lastEventId: string | undefined
     let retryMillis: number | undefined
     let failures = 0
-    let pending: typeof firstGet | undefined = firstGet
     while (!c.closed) {
       const opened = yield* (pending ?? Effect.either(get(c, lastEventId)))
       pending = undefined
@@ -136,3 +138,4 @@ export const listen = (
       yield* Effect.sleep(delay)
     }
   })
+}
