@@ -156,7 +156,10 @@ const connectEach = async (
     era: byEndpoint[0]?.era ?? "?",
     listTools: async () => {
       const lists = await Promise.all(byEndpoint.map((session) => session.listTools()))
-      return lists.reduce<number>((sum, list) => sum + ((list as { tools?: ReadonlyArray<unknown> }).tools?.length ?? 0), 0)
+      return lists.reduce<number>(
+        (sum, list) => sum + ((list as { tools?: ReadonlyArray<unknown> }).tools?.length ?? 0),
+        0
+      )
     },
     calls: (n, inFlight, latencies) =>
       lanes(n, inFlight, async (i) => {

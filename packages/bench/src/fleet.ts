@@ -80,7 +80,10 @@ export const startFleet = async (count: number): Promise<Fleet> => {
  * @category constructors
  */
 export const startFleets = async (count: number, processes: number): Promise<ReadonlyArray<Fleet>> => {
-  const sizes = Array.from({ length: processes }, (_, i) => Math.floor(count / processes) + (i < count % processes ? 1 : 0))
+  const sizes = Array.from(
+    { length: processes },
+    (_, i) => Math.floor(count / processes) + (i < count % processes ? 1 : 0)
+  )
   const settled = await Promise.allSettled(sizes.filter((n) => n > 0).map(startFleet))
   const fleets = settled.flatMap((s) => s.status === "fulfilled" ? [s.value] : [])
   const failed = settled.find((s) => s.status === "rejected")

@@ -201,7 +201,11 @@ const facadeConnect = async (standalone: boolean) =>
     ? (await import("@mcp-effect/node/standalone")).connect
     : (await import("@mcp-effect/node/Connect")).connect
 
-const openOursPromise = async (endpoint: Endpoint, standalone: boolean, options: OpenOptions = {}): Promise<Session> => {
+const openOursPromise = async (
+  endpoint: Endpoint,
+  standalone: boolean,
+  options: OpenOptions = {}
+): Promise<Session> => {
   const connect = await facadeConnect(standalone)
   const reconnect = options.reconnect === true ? { reconnect: reconnectPolicy } : {}
   const client = endpoint.kind === "stdio"

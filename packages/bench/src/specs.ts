@@ -397,7 +397,8 @@ const fanoutSpec = (quick: boolean, rounds: number): Spec => {
   const stdioServers = positiveInt("BENCH_FANOUT_STDIO", quick ? 10 : 100)
   return {
     id: "fanout",
-    title: `fan-out: one host, ${httpServers} Streamable HTTP servers (4 fake fleet processes) + ${stdioServers} stdio ` +
+    title:
+      `fan-out: one host, ${httpServers} Streamable HTTP servers (4 fake fleet processes) + ${stdioServers} stdio ` +
       "servers; ours one client, the official clients one per server",
     worker: "fanout",
     params: {

@@ -52,15 +52,26 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
-  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) =>
-    Effect.promise(async (): Promise<Entries> => {
-      try {
-        const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-        return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
-      } catch {
-        return {}
-      }
-    }))
+  const readFile = async (Fs: Awaited<ReturnType<typeof importModules>>[0]): Promise<Entries> => {
+    try {
+      const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
+      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
+    } catch {
+      return {}
+    }
+  }
+  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) => Effect.promise(() => readFile(Fs)))
+  // Lookups at the same time (a host connecting many servers) share one read of the file.
+  let reading: Promise<Entries> | undefined
+  const readShared: Effect.Effect<Entries> = Effect.flatMap(
+    modules,
+    ([Fs]) =>
+      Effect.promise(() =>
+        reading ??= readFile(Fs).finally(() => {
+          reading = undefined
+        })
+      )
+  )
   const write = (entries: Entries) =>
     Effect.flatMap(modules, ([Fs]) =>
       Effect.tryPromise(async () => {
@@ -78,14 +89,27 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
         Effect.catchAll((error) => Effect.logDebug(`era cache ${file} not written: ${String(error.error)}`))
       )
   // Read, change, write back: under a lock within this process; between processes the last
-  // writer wins, which costs at most one probe more.
+  // writer wins, which costs at most one probe more. The changes that wait for the lock are
+  // written together, in order, by the next holder (one read and one write for a host that
+  // connects a thousand servers at once, not one each); each update returns once its change
+  // is written.
   const lock = Effect.unsafeMakeSemaphore(1)
+  let pending: Array<(entries: Entries, now: number) => boolean> = []
+  const flush = Effect.suspend(() => {
+    if (pending.length === 0) return Effect.void
+    const changes = pending
+    pending = []
+    return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([entries, now]) => {
+      let changed = false
+      for (const change of changes) changed = change(entries, now) || changed
+      return changed ? write(prune(entries, now)) : Effect.void
+    })
+  })
   const update = (key: string, change: (entries: Entries, id: string, now: number) => boolean) =>
-    lock.withPermits(1)(
-      Effect.all([read, digest(key), Clock.currentTimeMillis]).pipe(
-        Effect.flatMap(([entries, id, now]) => change(entries, id, now) ? write(prune(entries, now)) : Effect.void)
-      )
-    )
+    Effect.flatMap(digest(key), (id) => {
+      pending.push((entries, now) => change(entries, id, now))
+      return lock.withPermits(1)(flush)
+    })
   const prune = (entries: Entries, now: number): Entries =>
     Object.fromEntries(
       Object.entries(entries)
@@ -96,7 +120,7 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   return {
     get: (key) =>
       Effect.map(
-        Effect.all([read, digest(key), Clock.currentTimeMillis]),
+        Effect.all([readShared, digest(key), Clock.currentTimeMillis]),
         ([entries, id, now]) => Object.hasOwn(entries, id) ? EraCache.fresh(entries[id], now, maxAgeMs) : undefined
       ),
     set: (key, era) =>

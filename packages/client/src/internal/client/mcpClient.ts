@@ -216,8 +216,8 @@ const routedOn = (router: Router): McpClient.Routed<Routes> =>
 
 /**
  * How calls find their server among `servers` (see `routes.ts`), and the tool lookup under the
- * names `naming` gives (`toolNames.ts`); a request to every server runs on `concurrency` of them
- * at a time.
+ * names `naming` gives (`toolNames.ts`); a request to every server connects at most
+ * `concurrency` of them at a time.
  */
 const routerOf = (
   servers: ReadonlyArray<ServerConnection.ServerConnection>,
@@ -226,6 +226,21 @@ const routerOf = (
 ) => {
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
+
+  // The bound is on connecting: a server with a session open is asked at once, the others wait
+  // for one of `concurrency` slots (a thousand lazy servers, connected, list in one round trip).
+  const slots = concurrency === "unbounded" ? undefined : Effect.unsafeMakeSemaphore(concurrency)
+  const onEach = <A, E, R>(
+    connections: ReadonlyArray<ServerConnection.ServerConnection>,
+    f: (connection: ServerConnection.ServerConnection) => Effect.Effect<A, E, R>
+  ): Effect.Effect<Array<A>, E, R> =>
+    slots === undefined
+      ? Effect.forEach(connections, f, { concurrency: "unbounded" })
+      : Effect.forEach(
+        connections,
+        (c) => c.currentState()._tag === "Ready" ? f(c) : slots.withPermits(1)(f(c)),
+        { concurrency: "unbounded" }
+      )
 
   const server = (name: string) => {
     const found = byName.get(name)
@@ -261,7 +276,7 @@ const routerOf = (
   ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
     Effect.flatMap(targets(selected, feature), (connections) =>
       Effect.map(
-        Effect.forEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name)), { concurrency }),
+        onEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name))),
         (lists) => lists.flat()
       ))
 
@@ -350,7 +365,7 @@ const routerOf = (
     every: (selected, accepts, call, combine) =>
       selected !== undefined
         ? Effect.flatMap(server(selected), call)
-        : Effect.map(Effect.forEach(servers.filter(accepts), (c) => call(c), { concurrency }), combine)
+        : Effect.map(onEach(servers.filter(accepts), (c) => call(c)), combine)
   }
   return router
 }
