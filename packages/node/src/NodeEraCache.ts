@@ -39,6 +39,8 @@ let loading: ReturnType<typeof importModules> | undefined
 const load = () => loading ??= importModules()
 const modules = Effect.promise(load)
 
+type Modules = Awaited<ReturnType<typeof importModules>>
+
 let temporaries = 0
 
 /**
@@ -52,10 +54,21 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
-  const readFile = async (Fs: Awaited<ReturnType<typeof importModules>>[0]): Promise<Entries> => {
+  // The file as last read or written, by its modification time and size: unchanged, it is not
+  // parsed again (a host connecting many servers reads it once per connect). Never mutated.
+  let known: { readonly mtimeMs: number; readonly size: number; readonly entries: Entries } | undefined
+  const remember = async (Fs: Modules[0], entries: Entries) => {
+    const stat = await Fs.stat(file)
+    known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
+  }
+  const readFile = async (Fs: Modules[0]): Promise<Entries> => {
     try {
+      const stat = await Fs.stat(file)
+      if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries
       const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
+      const entries = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
+      known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
+      return entries
     } catch {
       return {}
     }
@@ -81,6 +94,7 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
           await Fs.writeFile(temporary, JSON.stringify(entries), { mode: 0o600 })
           await Fs.chmod(temporary, 0o600)
           await Fs.rename(temporary, file)
+          await remember(Fs, entries)
         } catch (error) {
           await Fs.rm(temporary, { force: true })
           throw error
@@ -99,7 +113,8 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
     if (pending.length === 0) return Effect.void
     const changes = pending
     pending = []
-    return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([entries, now]) => {
+    return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([current, now]) => {
+      const entries = { ...current }
       let changed = false
       for (const change of changes) changed = change(entries, now) || changed
       return changed ? write(prune(entries, now)) : Effect.void
@@ -110,13 +125,15 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
       pending.push((entries, now) => change(entries, id, now))
       return lock.withPermits(1)(flush)
     })
-  const prune = (entries: Entries, now: number): Entries =>
-    Object.fromEntries(
-      Object.entries(entries)
-        .filter(([, entry]) => EraCache.fresh(entry, now, maxAgeMs) !== undefined)
-        .sort(([, a], [, b]) => b.at - a.at)
-        .slice(0, MAX_ENTRIES)
-    )
+  const prune = (entries: Entries, now: number): Entries => {
+    const kept = Object.entries(entries).filter(([, entry]) => EraCache.fresh(entry, now, maxAgeMs) !== undefined)
+    if (kept.length <= MAX_ENTRIES) return Object.fromEntries(kept)
+    // The oldest go: everything no newer than the newest of the `over` oldest times (a full
+    // file gains an entry per write, so this runs often; sorting the times alone is cheap).
+    const over = kept.length - MAX_ENTRIES
+    const cutoff = Float64Array.from(kept, ([, entry]) => entry.at).sort()[over - 1]!
+    return Object.fromEntries(kept.filter(([, entry]) => entry.at > cutoff))
+  }
   return {
     get: (key) =>
       Effect.map(

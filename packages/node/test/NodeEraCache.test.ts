@@ -56,6 +56,25 @@ describe("NodeEraCache", () => {
       assert.deepStrictEqual(Fs.readdirSync(dir), ["era.json"])
     }))
 
+  it.scoped("a full file drops its oldest entries to take a new one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      // 1,000 entries (the most kept), the oldest first, before the test clock's now (0).
+      Fs.writeFileSync(
+        file,
+        JSON.stringify(
+          Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, { era: "legacy", at: i - 1000 }]))
+        )
+      )
+      yield* NodeEraCache.make(file).set(KEY, "modern")
+      const entries = JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, unknown>
+      assert.strictEqual(Object.keys(entries).length, 1000)
+      assert.notProperty(entries, "k0")
+      assert.property(entries, "k1")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), "modern")
+    }))
+
   it.scoped("a corrupt file counts as empty and is replaced by the next write", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
