@@ -425,11 +425,11 @@ const fanoutSpec = (quick: boolean, rounds: number): Spec => {
     ratios: [
       { label: "fan-out connect all", key: "connectAllMs", better: "lower" },
       { label: "  its client CPU", key: "connectCpuMs", better: "lower" },
-      { label: "  aggregated listTools", key: "listToolsMs", better: "lower" },
-      { label: "  64-in-flight calls/s", key: "callsPerSec", better: "higher" },
+      { label: "fan-out aggregated listTools", key: "listToolsMs", better: "lower" },
+      { label: "fan-out 64-in-flight calls/s", key: "callsPerSec", better: "higher" },
       { label: "  CPU/call", key: "cpuMsPerCall", better: "lower" },
       ...tailRatios,
-      { label: "  heap/connection", key: "heapPerConnection", better: "lower" }
+      { label: "fan-out heap/connection", key: "heapPerConnection", better: "lower" }
     ],
     notes: [
       "connect all = from the first connect to every server connected, 16 at a time (ours: `lazy` and",
