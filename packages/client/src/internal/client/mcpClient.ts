@@ -227,20 +227,29 @@ const routerOf = (
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
 
-  // The bound is on connecting: a server with a session open is asked at once, the others wait
-  // for one of `concurrency` slots (a thousand lazy servers, connected, list in one round trip).
-  const slots = concurrency === "unbounded" ? undefined : Effect.unsafeMakeSemaphore(concurrency)
+  // The bound is on connecting: the servers with a session open are asked at once, the others
+  // `concurrency` at a time (a thousand lazy servers, connected, list in one round trip). Two
+  // bounded loops, not one semaphore: a release wakes every waiter of Effect's semaphore.
   const onEach = <A, E, R>(
     connections: ReadonlyArray<ServerConnection.ServerConnection>,
     f: (connection: ServerConnection.ServerConnection) => Effect.Effect<A, E, R>
   ): Effect.Effect<Array<A>, E, R> =>
-    slots === undefined
-      ? Effect.forEach(connections, f, { concurrency: "unbounded" })
-      : Effect.forEach(
-        connections,
-        (c) => c.currentState()._tag === "Ready" ? f(c) : slots.withPermits(1)(f(c)),
-        { concurrency: "unbounded" }
+    Effect.suspend(() => {
+      const isReady = connections.map((c) => c.currentState()._tag === "Ready")
+      if (concurrency === "unbounded" || isReady.every(Boolean)) {
+        return Effect.forEach(connections, f, { concurrency: "unbounded" })
+      }
+      const results: Array<A> = new Array(connections.length)
+      const indices = (ready: boolean) => isReady.flatMap((r, i) => r === ready ? [i] : [])
+      const into = (i: number) => Effect.map(f(connections[i]!), (a) => void (results[i] = a))
+      return Effect.as(
+        Effect.all([
+          Effect.forEach(indices(true), into, { concurrency: "unbounded", discard: true }),
+          Effect.forEach(indices(false), into, { concurrency, discard: true })
+        ], { concurrency: 2, discard: true }),
+        results
       )
+    })
 
   const server = (name: string) => {
     const found = byName.get(name)
