@@ -216,9 +216,11 @@ export const run = async (client: ClientName, params: Params): Promise<WorkerRes
     const connectAllMs = performance.now() - started
     const connectCpuMs = cpuMsSince(cpu)
     const connected = await settle()
+    const listCpu = process.cpuUsage()
     const listStarted = performance.now()
     const tools = await host.listTools()
     const listToolsMs = performance.now() - listStarted
+    const listToolsCpuMs = cpuMsSince(listCpu)
     // Warm-up: a call to every server (code compiled, each connection used once), not measured.
     await host.calls(endpoints.length, inFlight, makeLatencies(endpoints.length))
     const latencies = makeLatencies(calls)
@@ -234,6 +236,7 @@ export const run = async (client: ClientName, params: Params): Promise<WorkerRes
         connectAllMs,
         connectCpuMs,
         listToolsMs,
+        listToolsCpuMs,
         tools,
         callsPerSec: calls / (callsMs / 1000),
         cpuMsPerCall: callsCpuMs / calls,
