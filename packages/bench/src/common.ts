@@ -126,25 +126,39 @@ export const cpuMsSince = (start: NodeJS.CpuUsage): number => cpuMs(process.cpuU
  * @since 0.1.0
  */
 export const childrenCpuMs = (): number => {
+  const children = childStats()
+  return children === undefined ? Number.NaN : children.reduce((total, child) => total + child.cpuMs, 0)
+}
+
+/**
+ * The process ids of this process's live children, from `/proc` (empty where there is none).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const childPids = (): Array<number> => (childStats() ?? []).map((child) => child.pid)
+
+/** This process's live children and their CPU (ms), from `/proc`; `undefined` without `/proc`. */
+const childStats = (): Array<{ readonly pid: number; readonly cpuMs: number }> | undefined => {
   let entries: Array<string>
   try {
     entries = readdirSync("/proc")
   } catch {
-    return Number.NaN
+    return undefined
   }
-  let total = 0
+  const children: Array<{ readonly pid: number; readonly cpuMs: number }> = []
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       if (Number(fields[1]) !== process.pid) continue
-      total += (Number(fields[11]) + Number(fields[12])) * 10
+      children.push({ pid: Number(entry), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 })
     } catch {
       // the process is gone
     }
   }
-  return total
+  return children
 }
 
 /**
@@ -433,4 +447,34 @@ export const workerResultOf = (outcome: ProcessOutcome): WorkerResult => {
   } catch {
     return { ok: false, error: processFailure(outcome) }
   }
+}
+
+/**
+ * `f` on each item, at most `concurrency` at a time (in order of start); rejects with the first
+ * failure, after the calls already started have settled.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const forEachBounded = async <A, B>(
+  items: ReadonlyArray<A>,
+  concurrency: number,
+  f: (item: A, index: number) => Promise<B>
+): Promise<Array<B>> => {
+  const results: Array<B> = new Array(items.length)
+  let next = 0
+  let failure: { readonly error: unknown } | undefined
+  const lane = async () => {
+    while (next < items.length && failure === undefined) {
+      const index = next++
+      try {
+        results[index] = await f(items[index]!, index)
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane))
+  if (failure !== undefined) throw failure.error
+  return results
 }

@@ -5,12 +5,13 @@
  * hand-written JSON-RPC loops (the floor, one per protocol era), side by side in one run:
  *
  * - stdio sequential `tools/call echo`, legacy era (fake server) and 2026-07-28 (dual-era SDK v2
- *   server): calls/s, client CPU per 1000 calls, RSS after connect and after the run; ours four
+ *   server): calls/s, client CPU per 1000 calls, p50/p95/p99 per-call latency (each call timed
+ *   into a preallocated `Float64Array`, `latency.ts`), RSS after connect and after the run; ours four
  *   ways: one Effect loop, the Promise facade, the Effect API with one `runPromise` per call
  *   on a `ManagedRuntime` (`ours-runtime`), and that runtime called through
  *   `Connect.fromRuntime`'s Promise client (`ours-from-runtime`);
  * - HTTP `tools/call echo` with 32 requests in flight against the dual-era SDK v2 server on
- *   loopback: calls/s, client CPU per call, and warm connect time;
+ *   loopback: calls/s, client CPU per call, p50/p95/p99 per-call latency, and warm connect time;
  * - stdio 8 MiB and 32 MiB `blob` results: wall time and peak client RSS; the same over Streamable
  *   HTTP (`blob-server.ts`, JSON and SSE replies) with client CPU;
  * - stdio connect → first `tools/list`;
@@ -19,6 +20,14 @@
  * - P7, memory per idle connection: 200 Streamable HTTP connections to one local server, and 50
  *   stdio children (200 node children is too heavy for this bench on 2 cores), RSS and heap per
  *   connection;
+ * - fan-out (`fanout.ts`, issue #37): one host connected to 1,000 Streamable HTTP servers (fake
+ *   servers spread over 4 processes, `fake-http-fleet.ts`) and 100 stdio children: time to connect
+ *   all (16 at a time) and its CPU, one aggregated `tools/list`, 10,000 `echo` calls routed across
+ *   the servers with 64 in flight (calls/s, CPU per call, p50/p95/p99), heap and RSS per
+ *   connection; ours as one client (Effect API, Promise facade), the official clients one per server;
+ * - reconnect (`reconnect.ts`): a stdio server killed, or an HTTP server's sessions lost, under
+ *   load → time until a call succeeds again; ours with supervised reconnect, the official
+ *   clients with the host code a reconnect needs (`reconnect.ts` has it);
  * - first contact (`first-contact.ts`), every figure from a fresh process, against the fake
  *   server (ours also through the standalone facade, `@mcp-effect/node/standalone`): import CPU
  *   and wall of the package a user imports; a one-shot process (import,
@@ -41,13 +50,16 @@
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
  *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), stdio-steady (-2026), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
- *     stdio-connect, idle (idle-http, idle-stdio), era-cache, first-contact, validation, bundle-size),
+ *     stdio-connect, idle (idle-http, idle-stdio), era-cache, fanout, reconnect (reconnect-stdio,
+ *     reconnect-http), first-contact, validation, bundle-size), BENCH_FANOUT_HTTP / BENCH_FANOUT_STDIO /
+ *     BENCH_FANOUT_CALLS (fan-out: servers of each kind and calls, default 1000 / 100 / 10000;
+ *     default 1 round),
  *     BENCH_FIRST_CONTACT_ENV=inherit (first contact keeps NODE_EXTRA_CA_CERTS, which it
  *     otherwise leaves out: ~90 ms of start-up per process); `--quick`: small counts (first
  *     contact: 100 calls), 1 round.
  *   node packages/bench/dist/first-contact-child.js import|one-shot|rss <client> [calls]
  *     one fresh process of the first-contact benchmark; prints one JSON line.
- *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle|era-cache
+ *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle|era-cache|fanout|reconnect
  *       --client ours|ours-promise|ours-standalone|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left

@@ -295,7 +295,10 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
   const behind = new Map<string, Array<string>>()
   for (const { runs, spec } of results) {
     const variants = oursVariants.filter((ours) => spec.clients.includes(ours))
+    // An indented metric belongs to the last one that is not.
+    let heading = spec.ratios[0]?.label ?? ""
     for (const metric of spec.ratios) {
+      if (!metric.label.startsWith(" ")) heading = metric.label
       for (const ours of variants) {
         const cells = comparedPeers.map((peer) => ratioCell(spec, runs, ours, peer, metric))
         const better = metric.better === "higher" ? "↑" : "↓"
@@ -307,7 +310,7 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
           cell.behind ? [`${comparedPeers[i]} ${cell.text.replace(" BEHIND", "").replace(" behind?", "?")}`] : []
         )
         if (lagging.length > 0) {
-          const key = metric.label.startsWith(" ") ? `${spec.ratios[0]!.label}, ${metric.label.trim()}` : metric.label
+          const key = metric.label.startsWith(" ") ? `${heading}, ${metric.label.trim()}` : metric.label
           behind.set(key, [...(behind.get(key) ?? []), `${ours} behind ${lagging.join(", ")}`])
         }
       }

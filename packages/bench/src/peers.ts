@@ -8,8 +8,10 @@
  */
 import type * as McpClient from "@mcp-effect/client/McpClient"
 import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type * as EffectType from "effect/Effect"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ClientName, Endpoint } from "./common.js"
+import type { Latencies } from "./latency.js"
 
 /** @since 0.1.0 */
 export interface Session {
@@ -17,10 +19,21 @@ export interface Session {
   readonly era: string
   readonly callTool: (name: string, args: Record<string, unknown>) => Promise<unknown>
   readonly listTools: () => Promise<unknown>
-  /** `n` calls one after another. */
-  readonly sequential: (n: number, name: string, args: Record<string, unknown>) => Promise<void>
+  /** `n` calls one after another (each one's latency into `latencies`, when given). */
+  readonly sequential: (
+    n: number,
+    name: string,
+    args: Record<string, unknown>,
+    latencies?: Latencies
+  ) => Promise<void>
   /** `n` calls with `inFlight` of them outstanding at any time. */
-  readonly concurrent: (n: number, inFlight: number, name: string, args: Record<string, unknown>) => Promise<void>
+  readonly concurrent: (
+    n: number,
+    inFlight: number,
+    name: string,
+    args: Record<string, unknown>,
+    latencies?: Latencies
+  ) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -29,22 +42,46 @@ const clientInfo = { name: "mcp-effect-bench", version: "0.1.0" }
 const promiseLoops = (
   callTool: Session["callTool"]
 ): Pick<Session, "sequential" | "concurrent"> => ({
-  sequential: async (n, name, args) => {
-    for (let i = 0; i < n; i++) await callTool(name, args)
+  sequential: async (n, name, args, latencies) => {
+    if (latencies === undefined) {
+      for (let i = 0; i < n; i++) await callTool(name, args)
+      return
+    }
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now()
+      await callTool(name, args)
+      latencies.done(i, t0)
+    }
   },
-  concurrent: async (n, inFlight, name, args) => {
+  concurrent: async (n, inFlight, name, args, latencies) => {
     let started = 0
     const lane = async () => {
       while (started < n) {
-        started++
+        const i = started++
+        const t0 = performance.now()
         await callTool(name, args)
+        latencies?.done(i, t0)
       }
     }
     await Promise.all(Array.from({ length: Math.min(inFlight, n) }, lane))
   }
 })
 
-const openOurs = async (endpoint: Endpoint): Promise<Session> => {
+/**
+ * What a session of ours may add: `reconnect`, supervised reconnect of its server (the reconnect
+ * benchmark; the official clients have none, the bench's host code reconnects them).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OpenOptions {
+  readonly reconnect?: boolean | undefined
+}
+
+/** The supervision the reconnect benchmark gives ours: re-open at once, then back off from 100 ms. */
+const reconnectPolicy = { maxAttempts: 20 }
+
+const openOurs = async (endpoint: Endpoint, options: OpenOptions = {}): Promise<Session> => {
   const [McpClient, NodeMcpClient, Context, Effect, Exit, Layer, Scope, server] = await Promise.all([
     import("@mcp-effect/client/McpClient"),
     import("@mcp-effect/node/NodeMcpClient"),
@@ -53,7 +90,7 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
     import("effect/Exit"),
     import("effect/Layer"),
     import("effect/Scope"),
-    ourServer(endpoint)
+    ourServer(endpoint, options)
   ])
   const scope = Effect.runSync(Scope.make())
   try {
@@ -61,18 +98,25 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
       Layer.buildWithScope(NodeMcpClient.layer({ servers: [server], clientInfo }), scope)
     )
     const client = Context.get(context, McpClient.McpClient)
+    // The `i`-th call of a loop, its latency recorded when asked (else the call as it is).
+    const timed = <A, E>(call: EffectType.Effect<A, E>, latencies: Latencies | undefined) =>
+      latencies === undefined ? () => call : (i: number) =>
+        Effect.suspend(() => {
+          const t0 = performance.now()
+          return Effect.tap(call, () => latencies.done(i, t0))
+        })
     return {
       era: client.servers[0]?.negotiated()?.protocolVersion ?? "?",
       callTool: (name, args) => Effect.runPromise(client.callTool(name, args)),
       listTools: () => Effect.runPromise(client.listTools()),
-      sequential: (n, name, args) => {
-        const call = client.callTool(name, args)
-        return Effect.runPromise(Effect.forEach(Array.from({ length: n }), () => call, { discard: true }))
+      sequential: (n, name, args, latencies) => {
+        const call = timed(client.callTool(name, args), latencies)
+        return Effect.runPromise(Effect.forEach(Array.from({ length: n }), (_, i) => call(i), { discard: true }))
       },
-      concurrent: (n, inFlight, name, args) => {
-        const call = client.callTool(name, args)
+      concurrent: (n, inFlight, name, args, latencies) => {
+        const call = timed(client.callTool(name, args), latencies)
         return Effect.runPromise(
-          Effect.forEach(Array.from({ length: n }), () => call, { discard: true, concurrency: inFlight })
+          Effect.forEach(Array.from({ length: n }), (_, i) => call(i), { discard: true, concurrency: inFlight })
         )
       },
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -84,12 +128,12 @@ const openOurs = async (endpoint: Endpoint): Promise<Session> => {
 }
 
 /** Our configuration of the bench's server at `endpoint` (stderr discarded, as every other client here does). */
-const ourServer = async (endpoint: Endpoint) => {
+const ourServer = async (endpoint: Endpoint, options: OpenOptions = {}) => {
   const [Stdio, StreamableHttp] = await Promise.all([
     import("@mcp-effect/client/Stdio"),
     import("@mcp-effect/client/StreamableHttp")
   ])
-  return endpoint.kind === "stdio"
+  const config = endpoint.kind === "stdio"
     ? Stdio.config({
       name: "bench",
       command: endpoint.command,
@@ -98,6 +142,7 @@ const ourServer = async (endpoint: Endpoint) => {
       stderr: "ignore"
     })
     : StreamableHttp.config({ name: "bench", url: endpoint.url })
+  return options.reconnect === true ? { ...config, reconnect: reconnectPolicy } : config
 }
 
 /**
@@ -156,16 +201,22 @@ const facadeConnect = async (standalone: boolean) =>
     ? (await import("@mcp-effect/node/standalone")).connect
     : (await import("@mcp-effect/node/Connect")).connect
 
-const openOursPromise = async (endpoint: Endpoint, standalone: boolean): Promise<Session> => {
+const openOursPromise = async (
+  endpoint: Endpoint,
+  standalone: boolean,
+  options: OpenOptions = {}
+): Promise<Session> => {
   const connect = await facadeConnect(standalone)
+  const reconnect = options.reconnect === true ? { reconnect: reconnectPolicy } : {}
   const client = endpoint.kind === "stdio"
     ? await connect([endpoint.command, ...endpoint.args], {
       name: "bench",
       env: endpoint.env,
       clientInfo,
-      stderr: "ignore"
+      stderr: "ignore",
+      ...reconnect
     })
-    : await connect(endpoint.url, { name: "bench", clientInfo })
+    : await connect(endpoint.url, { name: "bench", clientInfo, ...reconnect })
   const callTool = (name: string, args: Record<string, unknown>) => client.callTool(name, args)
   return {
     era: client.servers[0]?.protocolVersion ?? "?",
@@ -303,12 +354,12 @@ export const preload = async (client: ClientName): Promise<void> => {
  *
  * @since 0.1.0
  */
-export const open = (client: ClientName, endpoint: Endpoint): Promise<Session> => {
+export const open = (client: ClientName, endpoint: Endpoint, options?: OpenOptions): Promise<Session> => {
   switch (client) {
     case "ours":
-      return openOurs(endpoint)
+      return openOurs(endpoint, options)
     case "ours-promise":
-      return openOursPromise(endpoint, false)
+      return openOursPromise(endpoint, false, options)
     case "ours-standalone":
       return openOursPromise(endpoint, true)
     case "ours-runtime":

@@ -76,6 +76,21 @@ export interface Spec {
   readonly notes?: ReadonlyArray<string>
 }
 
+/** The per-call latency percentiles of a worker (`latency.ts`'s `tailMetrics`), in `unit`. */
+const tailColumns = (unit: string, scale: number, digits: number, prefix = ""): ReadonlyArray<Column> =>
+  ["p50", "p95", "p99"].map((p) => ({
+    header: `${p} ${unit}`,
+    key: prefix === "" ? `${p}Ms` : `${prefix}P${p.slice(1)}Ms`,
+    digits,
+    scale
+  }))
+
+const tailRatios: ReadonlyArray<RatioMetric> = [
+  { label: "  p50 latency", key: "p50Ms", better: "lower" },
+  { label: "  p95 latency", key: "p95Ms", better: "lower" },
+  { label: "  p99 latency", key: "p99Ms", better: "lower" }
+]
+
 const positiveInt = (name: string, fallback: number): number => {
   const raw = process.env[name]
   if (raw === undefined || raw === "") return fallback
@@ -192,6 +207,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         { header: "CPU ms/1000", key: "cpuMsPer1000", digits: 1 },
         { header: "of it sys", key: "sysMsPer1000", digits: 1 },
         { header: "server CPU/1000", key: "serverCpuMsPer1000", digits: 0 },
+        ...tailColumns("µs", 1000, 0),
         ...steady ? [] : connectAndRssColumns
       ],
       ratios: [
@@ -201,6 +217,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
           better: "higher"
         },
         { label: "  CPU/1000 calls", key: "cpuMsPer1000", better: "lower", rawTarget: 1.25 },
+        ...tailRatios,
         ...steady ? [] : rssRatios
       ],
       notes: steady
@@ -262,6 +279,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         { header: "calls/s", key: "callsPerSec", digits: 0 },
         { header: "CPU ms/call", key: "cpuMsPerCall", digits: 3 },
         { header: "server CPU/call", key: "serverCpuMsPerCall", digits: 2 },
+        ...tailColumns("ms", 1, 2),
         { header: "1st conn ms", key: "firstConnectMs", digits: 0 },
         { header: "1st conn CPU", key: "firstConnectCpuMs", digits: 0 },
         { header: "warm conn ms", key: "warmConnectMs", digits: 1 },
@@ -269,6 +287,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       ],
       ratios: [
         { label: "HTTP 32-in-flight calls/s", key: "callsPerSec", better: "higher" },
+        ...tailRatios,
         { label: "HTTP CPU/call", key: "cpuMsPerCall", better: "lower" },
         { label: "HTTP connect, first in process", key: "firstConnectMs", better: "lower" },
         { label: "  its client CPU", key: "firstConnectCpuMs", better: "lower" },
@@ -364,6 +383,88 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
         "medians of the connects after one warm-up; remembered−legacy = median of the differences paired per connect"
       ]
     },
+    fanoutSpec(quick, rounds(1)),
+    reconnectSpec("stdio", quick, rounds(2)),
+    reconnectSpec("http", quick, rounds(2)),
     FirstContact.spec({ quick, rounds: rounds(5) })
   ]
 }
+
+const hostClients: ReadonlyArray<ClientName> = ["ours", "ours-promise", "v1", "v2-legacy", "v2-auto"]
+
+/** Issue #37: one host, many servers (`fanout.ts`). */
+const fanoutSpec = (quick: boolean, rounds: number): Spec => {
+  const httpServers = positiveInt("BENCH_FANOUT_HTTP", quick ? 100 : 1000)
+  const stdioServers = positiveInt("BENCH_FANOUT_STDIO", quick ? 10 : 100)
+  return {
+    id: "fanout",
+    title:
+      `fan-out: one host, ${httpServers} Streamable HTTP servers (4 fake fleet processes) + ${stdioServers} stdio ` +
+      "servers; ours one client, the official clients one per server",
+    worker: "fanout",
+    params: {
+      httpServers,
+      serverProcesses: 4,
+      stdioServers,
+      connectConcurrency: 16,
+      calls: positiveInt("BENCH_FANOUT_CALLS", quick ? 1000 : 10_000),
+      inFlight: 64
+    },
+    clients: hostClients,
+    rounds,
+    columns: [
+      { header: "connect all ms", key: "connectAllMs", digits: 0 },
+      { header: "its CPU ms", key: "connectCpuMs", digits: 0 },
+      { header: "listTools ms", key: "listToolsMs", digits: 0 },
+      { header: "its CPU ms", key: "listToolsCpuMs", digits: 0 },
+      { header: "tools", key: "tools", digits: 0 },
+      { header: "calls/s", key: "callsPerSec", digits: 0 },
+      { header: "CPU ms/call", key: "cpuMsPerCall", digits: 3 },
+      ...tailColumns("ms", 1, 1),
+      { header: "KiB heap/conn", key: "heapPerConnection", digits: 0, scale: 1 / 1024 },
+      { header: "KiB RSS/conn", key: "rssPerConnection", digits: 0, scale: 1 / 1024 }
+    ],
+    ratios: [
+      { label: "fan-out connect all", key: "connectAllMs", better: "lower" },
+      { label: "  its client CPU", key: "connectCpuMs", better: "lower" },
+      { label: "fan-out aggregated listTools", key: "listToolsMs", better: "lower" },
+      { label: "  its client CPU", key: "listToolsCpuMs", better: "lower" },
+      { label: "fan-out 64-in-flight calls/s", key: "callsPerSec", better: "higher" },
+      { label: "  CPU/call", key: "cpuMsPerCall", better: "lower" },
+      ...tailRatios,
+      { label: "fan-out heap/connection", key: "heapPerConnection", better: "lower" }
+    ],
+    notes: [
+      "connect all = from the first connect to every server connected, 16 at a time (ours: `lazy` and",
+      "`maxConcurrentConnects: 16`, then each server's `connect` (the facade: one `ping` to every server);",
+      "the official clients: one client per server, the bench opening 16 at a time); listTools = every",
+      "server's tools in one list (the official clients: every client's listTools at once); calls = `echo`,",
+      "call i to server i mod servers, 64 in flight, after one warm-up call to every server; heap/RSS per",
+      "connection = after − before connect all (two GCs each) ÷ servers; the fake HTTP servers answer JSON"
+    ]
+  }
+}
+
+/** Issue #37: time until calls succeed again after the server is lost (`reconnect.ts`). */
+const reconnectSpec = (lose: "stdio" | "http", quick: boolean, rounds: number): Spec => ({
+  id: `reconnect-${lose}`,
+  title: lose === "stdio"
+    ? "reconnect: stdio server killed under load (8 in flight) → a call succeeds again (fake server)"
+    : "reconnect: HTTP server forgets its sessions under load (8 in flight) → a call succeeds again (fake)",
+  worker: "reconnect",
+  params: { lose, losses: quick ? 2 : 5, inFlight: 8 },
+  clients: hostClients,
+  rounds,
+  columns: [
+    { header: "recover ms", key: "recoverMs", digits: 1 },
+    { header: "worst ms", key: "recoverMaxMs", digits: 1 },
+    { header: "failed calls/loss", key: "failedPerLoss", digits: 0 }
+  ],
+  ratios: [{ label: `reconnect ${lose}: time to recover`, key: "recoverMs", better: "lower" }],
+  notes: [
+    "recover = from the loss (SIGKILL of the server / the fleet forgetting every session) to the first",
+    "success of a call started after it, median of the losses; ours: supervised reconnect (`reconnect`),",
+    "no host code; the official clients: the host code of reconnect.ts (a failed call replaces its session,",
+    "once, and is retried once); failed calls/loss: calls the host saw fail (ours re-sends no tools/call)"
+  ]
+})

@@ -23,11 +23,21 @@ import {
   startHttpServer,
   within
 } from "./common.js"
+import { makeLatencies, tailMetrics } from "./latency.js"
 import type { Session } from "./peers.js"
 import { open, preload } from "./peers.js"
 
 /** @since 0.1.0 */
-export const workerNames = ["stdio-echo", "http", "stdio-large", "stdio-connect", "idle", "era-cache"] as const
+export const workerNames = [
+  "stdio-echo",
+  "http",
+  "stdio-large",
+  "stdio-connect",
+  "idle",
+  "era-cache",
+  "fanout",
+  "reconnect"
+] as const
 
 /** @since 0.1.0 */
 export type WorkerName = typeof workerNames[number]
@@ -54,6 +64,15 @@ export interface Params {
   readonly reply?: "json" | "sse"
   /** Large HTTP results: `dual` makes the blob server answer 2026-07-28's `server/discover` too. */
   readonly serverEra?: "legacy" | "dual"
+  /** fanout: Streamable HTTP servers, over how many fleet processes, and stdio servers. */
+  readonly httpServers?: number
+  readonly serverProcesses?: number
+  readonly stdioServers?: number
+  /** fanout: servers connected at a time. */
+  readonly connectConcurrency?: number
+  /** reconnect: which server is lost (a stdio crash, or an HTTP server's sessions), how often. */
+  readonly lose?: "stdio" | "http"
+  readonly losses?: number
 }
 
 /** @since 0.1.0 */
@@ -109,10 +128,11 @@ const stdioEcho = (client: ClientName, params: Params): Promise<WorkerResult> =>
     const rssAfterConnect = process.memoryUsage.rss()
     checkEcho(await session.callTool("echo", echoArgs))
     await session.sequential(warmup, "echo", echoArgs)
+    const latencies = makeLatencies(calls)
     const serverCpu = childrenCpuMs()
     const cpu = process.cpuUsage()
     const start = performance.now()
-    await profiled(() => session.sequential(calls, "echo", echoArgs))
+    await profiled(() => session.sequential(calls, "echo", echoArgs, latencies))
     const wallMs = performance.now() - start
     const cpuMs = cpuMsSince(cpu)
     const sysMs = process.cpuUsage(cpu).system / 1000
@@ -127,7 +147,8 @@ const stdioEcho = (client: ClientName, params: Params): Promise<WorkerResult> =>
         serverCpuMsPer1000: (childrenCpuMs() - serverCpu) / calls * 1000,
         connectMs,
         rssAfterConnect,
-        rssAfterRun
+        rssAfterRun,
+        ...tailMetrics(latencies)
       }
     }
   })
@@ -145,10 +166,11 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
       await session.listTools()
       checkEcho(await session.callTool("echo", echoArgs))
       await session.concurrent(warmup, inFlight, "echo", echoArgs)
+      const latencies = makeLatencies(calls)
       const serverCpu = childrenCpuMs()
       const cpu = process.cpuUsage()
       const start = performance.now()
-      await profiled(() => session.concurrent(calls, inFlight, "echo", echoArgs))
+      await profiled(() => session.concurrent(calls, inFlight, "echo", echoArgs, latencies))
       const wallMs = performance.now() - start
       const cpuMs = cpuMsSince(cpu)
       return {
@@ -159,7 +181,8 @@ const http = async (client: ClientName, params: Params): Promise<WorkerResult> =
           cpuMsPerCall: cpuMs / calls,
           serverCpuMsPerCall: (childrenCpuMs() - serverCpu) / calls,
           firstConnectMs: connectMs,
-          firstConnectCpuMs: connectCpuMs
+          firstConnectCpuMs: connectCpuMs,
+          ...tailMetrics(latencies)
         }
       }
     })
@@ -352,6 +375,10 @@ export const runWorker = async (worker: WorkerName, client: ClientName, params: 
         // Loaded here: the first-contact children import this module after their client, and
         // `era-cache.js` imports the whole of `@mcp-effect/node`.
         return await (await import("./era-cache.js")).run(params)
+      case "fanout":
+        return await (await import("./fanout.js")).run(client, params)
+      case "reconnect":
+        return await (await import("./reconnect.js")).run(client, params)
     }
   } catch (error) {
     return { ok: false, error: errorMessage(error) }

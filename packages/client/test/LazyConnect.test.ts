@@ -44,6 +44,39 @@ describe("lazy connect", () => {
       assert.isAtMost(gauge.max, 2, "at most maxConcurrentConnects opens at once")
     }))
 
+  it.scopedLive("the bound is on connecting: connected servers are all asked at once", () =>
+    Effect.gen(function*() {
+      const lists = { now: 0, max: 0 }
+      // Each tools/list takes a little to send, so that lists sent at once overlap.
+      const slowLists = (config: ServerConfig.ServerConfig): ServerConfig.ServerConfig => ({
+        ...config,
+        transport: (sink, server) =>
+          Effect.map(config.transport(sink, server), (transport) => ({
+            ...transport,
+            write: undefined,
+            send: (message, hints) =>
+              (message as { readonly method?: string }).method !== "tools/list"
+                ? transport.send(message, hints)
+                : Effect.gen(function*() {
+                  lists.now++
+                  lists.max = Math.max(lists.max, lists.now)
+                  yield* Effect.sleep("20 millis")
+                  lists.now--
+                  return yield* transport.send(message, hints)
+                })
+          }))
+      })
+      const servers = yield* Effect.forEach(
+        Array.from({ length: 4 }, (_, i) => `s${i}`),
+        (name) => Effect.map(FakeServer.make(Scenarios.demo), (server) => slowLists(server.config({ name })))
+      )
+      const client = yield* McpClient.make({ servers, lazy: true, maxConcurrentConnects: 1 })
+      yield* Effect.forEach(client.servers, (s) => s.connect, { discard: true })
+      const tools = yield* client.listTools()
+      assert.strictEqual(new Set(tools.map((t) => t.server)).size, 4)
+      assert.strictEqual(lists.max, 4, "every connected server's tools/list at once")
+    }))
+
   it.scopedLive("without lazy, make connects every server at once", () =>
     Effect.gen(function*() {
       const gauge = { now: 0, max: 0, opened: 0 }

@@ -39,6 +39,8 @@ let loading: ReturnType<typeof importModules> | undefined
 const load = () => loading ??= importModules()
 const modules = Effect.promise(load)
 
+type Modules = Awaited<ReturnType<typeof importModules>>
+
 let temporaries = 0
 
 /**
@@ -52,15 +54,37 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
-  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) =>
-    Effect.promise(async (): Promise<Entries> => {
-      try {
-        const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-        return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
-      } catch {
-        return {}
-      }
-    }))
+  // The file as last read or written, by its modification time and size: unchanged, it is not
+  // parsed again (a host connecting many servers reads it once per connect). Never mutated.
+  let known: { readonly mtimeMs: number; readonly size: number; readonly entries: Entries } | undefined
+  const remember = async (Fs: Modules[0], entries: Entries) => {
+    const stat = await Fs.stat(file)
+    known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
+  }
+  const readFile = async (Fs: Modules[0]): Promise<Entries> => {
+    try {
+      const stat = await Fs.stat(file)
+      if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries
+      const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
+      const entries = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
+      known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
+      return entries
+    } catch {
+      return {}
+    }
+  }
+  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) => Effect.promise(() => readFile(Fs)))
+  // Lookups at the same time (a host connecting many servers) share one read of the file.
+  let reading: Promise<Entries> | undefined
+  const readShared: Effect.Effect<Entries> = Effect.flatMap(
+    modules,
+    ([Fs]) =>
+      Effect.promise(() =>
+        reading ??= readFile(Fs).finally(() => {
+          reading = undefined
+        })
+      )
+  )
   const write = (entries: Entries) =>
     Effect.flatMap(modules, ([Fs]) =>
       Effect.tryPromise(async () => {
@@ -70,6 +94,7 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
           await Fs.writeFile(temporary, JSON.stringify(entries), { mode: 0o600 })
           await Fs.chmod(temporary, 0o600)
           await Fs.rename(temporary, file)
+          await remember(Fs, entries)
         } catch (error) {
           await Fs.rm(temporary, { force: true })
           throw error
@@ -78,25 +103,41 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
         Effect.catchAll((error) => Effect.logDebug(`era cache ${file} not written: ${String(error.error)}`))
       )
   // Read, change, write back: under a lock within this process; between processes the last
-  // writer wins, which costs at most one probe more.
+  // writer wins, which costs at most one probe more. The changes that wait for the lock are
+  // written together, in order, by the next holder (one read and one write for a host that
+  // connects a thousand servers at once, not one each); each update returns once its change
+  // is written.
   const lock = Effect.unsafeMakeSemaphore(1)
+  let pending: Array<(entries: Entries, now: number) => boolean> = []
+  const flush = Effect.suspend(() => {
+    if (pending.length === 0) return Effect.void
+    const changes = pending
+    pending = []
+    return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([current, now]) => {
+      const entries = { ...current }
+      let changed = false
+      for (const change of changes) changed = change(entries, now) || changed
+      return changed ? write(prune(entries, now)) : Effect.void
+    })
+  })
   const update = (key: string, change: (entries: Entries, id: string, now: number) => boolean) =>
-    lock.withPermits(1)(
-      Effect.all([read, digest(key), Clock.currentTimeMillis]).pipe(
-        Effect.flatMap(([entries, id, now]) => change(entries, id, now) ? write(prune(entries, now)) : Effect.void)
-      )
-    )
-  const prune = (entries: Entries, now: number): Entries =>
-    Object.fromEntries(
-      Object.entries(entries)
-        .filter(([, entry]) => EraCache.fresh(entry, now, maxAgeMs) !== undefined)
-        .sort(([, a], [, b]) => b.at - a.at)
-        .slice(0, MAX_ENTRIES)
-    )
+    Effect.flatMap(digest(key), (id) => {
+      pending.push((entries, now) => change(entries, id, now))
+      return lock.withPermits(1)(flush)
+    })
+  const prune = (entries: Entries, now: number): Entries => {
+    const kept = Object.entries(entries).filter(([, entry]) => EraCache.fresh(entry, now, maxAgeMs) !== undefined)
+    if (kept.length <= MAX_ENTRIES) return Object.fromEntries(kept)
+    // The oldest go: everything no newer than the newest of the `over` oldest times (a full
+    // file gains an entry per write, so this runs often; sorting the times alone is cheap).
+    const over = kept.length - MAX_ENTRIES
+    const cutoff = Float64Array.from(kept, ([, entry]) => entry.at).sort()[over - 1]!
+    return Object.fromEntries(kept.filter(([, entry]) => entry.at > cutoff))
+  }
   return {
     get: (key) =>
       Effect.map(
-        Effect.all([read, digest(key), Clock.currentTimeMillis]),
+        Effect.all([readShared, digest(key), Clock.currentTimeMillis]),
         ([entries, id, now]) => Object.hasOwn(entries, id) ? EraCache.fresh(entries[id], now, maxAgeMs) : undefined
       ),
     set: (key, era) =>

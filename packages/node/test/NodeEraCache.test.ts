@@ -37,6 +37,44 @@ describe("NodeEraCache", () => {
       assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), undefined)
     }))
 
+  it.scoped("changes made at once are all kept, in order, each written when its update returns", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const cache = NodeEraCache.make(file)
+      const keys = Array.from({ length: 200 }, (_, i) => EraCache.urlKey(`http://127.0.0.1:${2000 + i}/mcp`))
+      yield* Effect.forEach(keys, (key, i) => cache.set(key, i % 2 === 0 ? "modern" : "legacy"), {
+        concurrency: "unbounded",
+        discard: true
+      })
+      // Set then invalidated in one burst: the later change wins.
+      yield* Effect.all([cache.set(KEY, "modern"), cache.invalidate(KEY)], { concurrency: "unbounded" })
+      const fresh = NodeEraCache.make(file)
+      const eras = yield* Effect.forEach(keys, (key) => fresh.get(key), { concurrency: "unbounded" })
+      assert.deepStrictEqual(eras, keys.map((_, i) => i % 2 === 0 ? "modern" : "legacy"))
+      assert.strictEqual(yield* fresh.get(KEY), undefined)
+      assert.deepStrictEqual(Fs.readdirSync(dir), ["era.json"])
+    }))
+
+  it.scoped("a full file drops its oldest entries to take a new one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      // 1,000 entries (the most kept), the oldest first, before the test clock's now (0).
+      Fs.writeFileSync(
+        file,
+        JSON.stringify(
+          Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, { era: "legacy", at: i - 1000 }]))
+        )
+      )
+      yield* NodeEraCache.make(file).set(KEY, "modern")
+      const entries = JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, unknown>
+      assert.strictEqual(Object.keys(entries).length, 1000)
+      assert.notProperty(entries, "k0")
+      assert.property(entries, "k1")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), "modern")
+    }))
+
   it.scoped("a corrupt file counts as empty and is replaced by the next write", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -216,8 +216,8 @@ const routedOn = (router: Router): McpClient.Routed<Routes> =>
 
 /**
  * How calls find their server among `servers` (see `routes.ts`), and the tool lookup under the
- * names `naming` gives (`toolNames.ts`); a request to every server runs on `concurrency` of them
- * at a time.
+ * names `naming` gives (`toolNames.ts`); a request to every server connects at most
+ * `concurrency` of them at a time.
  */
 const routerOf = (
   servers: ReadonlyArray<ServerConnection.ServerConnection>,
@@ -226,6 +226,30 @@ const routerOf = (
 ) => {
   const byName = new Map(servers.map((s) => [s.name, s]))
   const names = servers.map((s) => s.name)
+
+  // The bound is on connecting: the servers with a session open are asked at once, the others
+  // `concurrency` at a time (a thousand lazy servers, connected, list in one round trip). Two
+  // bounded loops, not one semaphore: a release wakes every waiter of Effect's semaphore.
+  const onEach = <A, E, R>(
+    connections: ReadonlyArray<ServerConnection.ServerConnection>,
+    f: (connection: ServerConnection.ServerConnection) => Effect.Effect<A, E, R>
+  ): Effect.Effect<Array<A>, E, R> =>
+    Effect.suspend(() => {
+      const isReady = connections.map((c) => c.currentState()._tag === "Ready")
+      if (concurrency === "unbounded" || isReady.every(Boolean)) {
+        return Effect.forEach(connections, f, { concurrency: "unbounded" })
+      }
+      const results: Array<A> = new Array(connections.length)
+      const indices = (ready: boolean) => isReady.flatMap((r, i) => r === ready ? [i] : [])
+      const into = (i: number) => Effect.map(f(connections[i]!), (a) => void (results[i] = a))
+      return Effect.as(
+        Effect.all([
+          Effect.forEach(indices(true), into, { concurrency: "unbounded", discard: true }),
+          Effect.forEach(indices(false), into, { concurrency, discard: true })
+        ], { concurrency: 2, discard: true }),
+        results
+      )
+    })
 
   const server = (name: string) => {
     const found = byName.get(name)
@@ -261,7 +285,7 @@ const routerOf = (
   ): Effect.Effect<ReadonlyArray<A & { readonly server: string }>, ConnectError | ServerNotFoundError> =>
     Effect.flatMap(targets(selected, feature), (connections) =>
       Effect.map(
-        Effect.forEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name)), { concurrency }),
+        onEach(connections, (c) => Effect.map(list(c), (items) => tagged(items, c.name))),
         (lists) => lists.flat()
       ))
 
@@ -350,7 +374,7 @@ const routerOf = (
     every: (selected, accepts, call, combine) =>
       selected !== undefined
         ? Effect.flatMap(server(selected), call)
-        : Effect.map(Effect.forEach(servers.filter(accepts), (c) => call(c), { concurrency }), combine)
+        : Effect.map(onEach(servers.filter(accepts), (c) => call(c)), combine)
   }
   return router
 }
