@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as Fs from "node:fs"
 import * as os from "node:os"
+import * as Path from "node:path"
 import { bundleSizeBench } from "./bundle-size.js"
 import {
   type ClientName,
@@ -351,8 +353,16 @@ export const parent = async (quick: boolean): Promise<void> => {
   process.on("SIGINT", onSignal)
   process.on("SIGTERM", onSignal)
   const began = performance.now()
+  // The facade keeps eras in $XDG_CONFIG_HOME/mcp-effect/era.json: the run gets its own, so that
+  // it neither reads a user's file nor fills it (a fan-out meets a thousand new servers per run).
+  const config = Fs.mkdtempSync(Path.join(os.tmpdir(), "mcp-bench-config-"))
+  process.env.XDG_CONFIG_HOME = config
   const results: Array<{ spec: Spec; runs: ReadonlyArray<Run> }> = []
-  for (const spec of specs) results.push({ spec, runs: await runSpec(spec) })
+  try {
+    for (const spec of specs) results.push({ spec, runs: await runSpec(spec) })
+  } finally {
+    Fs.rmSync(config, { recursive: true, force: true })
+  }
   printSummary(results)
   if (only.length === 0 || only.includes("validation")) await validationBench(quick)
   if (only.length === 0 || only.includes("bundle-size")) await bundleSizeBench()
