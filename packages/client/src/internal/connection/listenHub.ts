@@ -16,7 +16,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Schedule from "effect/Schedule"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import type { RequestError } from "../../McpError.js"
 import { CapabilityError, RequestTimeoutError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
@@ -253,27 +253,8 @@ const requestLoop = (core: Needs, hub: Events) => {
   return loop
 }
 
-/**
- * The hub, built on the first `join` in the connection's scope: most connections never listen,
- * and a built hub holds a runtime and a fiber set (a copy of the fiber's refs each) per connection.
- *
- * @internal
- */
+/** @internal */
 export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
-  Effect.map(Effect.scope, (scope) => {
-    let hub: Hub | undefined
-    // Two first joins at once may both build: the first one kept serves both (the other is empty).
-    const built = Effect.suspend(() =>
-      hub !== undefined ? Effect.succeed(hub) : Effect.map(Scope.extend(build(core), scope), (h) => hub ??= h)
-    )
-    return {
-      join: (member) => Effect.flatMap(built, (h) => h.join(member)),
-      leave: (member) => hub === undefined ? Effect.void : hub.leave(member),
-      openStreams: () => hub?.openStreams() ?? 0
-    }
-  })
-
-const build = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { listens } = core
     const runFork = yield* FiberSet.makeRuntime<never, void, never>()
