@@ -50,7 +50,7 @@
  *     (default 300: the SDK v2 server spends several ms of CPU per HTTP request, so HTTP is
  *     server-bound), BENCH_ONLY (comma-separated benchmark ids, each selecting the ids it starts
  *     with: stdio-echo (both eras; stdio-echo-2026: the 2026 one), stdio-steady (-2026), http, stdio-8mib, stdio-32mib, large-http (-8mib-json, -8mib-sse, -32mib-…),
- *     stdio-connect, idle (idle-http, idle-stdio), era-cache, fanout, reconnect (reconnect-stdio,
+ *     stdio-connect, idle (idle-http, idle-stdio, idle-one-client: one client of 1,000 servers), era-cache, fanout, reconnect (reconnect-stdio,
  *     reconnect-http), first-contact, validation, bundle-size), BENCH_FANOUT_HTTP / BENCH_FANOUT_STDIO /
  *     BENCH_FANOUT_CALLS (fan-out: servers of each kind and calls, default 1000 / 100 / 10000;
  *     default 1 round),

@@ -21,6 +21,7 @@ import {
   selfPath,
   workerResultOf
 } from "./common.js"
+import { idleOneClientBench } from "./idle-one-client.js"
 import type { Column, Measured, RatioMetric, Run, Spec, Target } from "./specs.js"
 import { buildSpecs } from "./specs.js"
 import { validationBench } from "./validation.js"
@@ -360,6 +361,7 @@ export const parent = async (quick: boolean): Promise<void> => {
   const results: Array<{ spec: Spec; runs: ReadonlyArray<Run> }> = []
   try {
     for (const spec of specs) results.push({ spec, runs: await runSpec(spec) })
+    if (only.length === 0 || only.some((o) => "idle-one-client".startsWith(o))) await idleOneClientBench(quick)
   } finally {
     Fs.rmSync(config, { recursive: true, force: true })
   }
