@@ -67,12 +67,15 @@ export const transportOf = (
     let listening = false
     // Why the GET stream was not opened (the origin's long-lived streams at their limit).
     let getRefused: ConnectionError | undefined
-    // This connection's slot among the origin's long-lived streams (GET and listen streams).
-    const slot = StreamSlots.holder(
-      server,
-      Http.originOf(options.url),
-      StreamSlots.limitOf(options.maxStreamsPerOrigin)
-    )
+    // This connection's slot among the origin's long-lived streams (GET and listen streams),
+    // made with its first such stream: most connections open none.
+    let holder: StreamSlots.Holder | undefined
+    const slot = () =>
+      holder ??= StreamSlots.holder(
+        server,
+        Http.originOf(options.url),
+        StreamSlots.limitOf(options.maxStreamsPerOrigin)
+      )
     const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
 
     // The GET stream is opened before `notifications/initialized` goes out, so what a server
@@ -80,7 +83,7 @@ export const transportOf = (
     const openListen = Effect.suspend(() => {
       listening = true
       // Without a slot the GET stream is left closed, so that calls still get a connection.
-      const refused = slot.open()
+      const refused = slot().open()
       if (refused !== undefined) {
         getRefused = refused
         return Effect.logWarning(`${server}: no GET stream: ${refused.message}`)
@@ -89,7 +92,7 @@ export const transportOf = (
       // opening a second stream (which would pick up messages meant for a resumption).
       return Effect.flatMap(run(Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
-          run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot.close))),
+          run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot().close))),
           Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
         ))
     })
@@ -154,7 +157,7 @@ export const transportOf = (
         // replacement), and fails at once, clearly, when the origin has none left.
         const longLived = method === "subscriptions/listen" && id !== undefined
         if (longLived) {
-          const refused = slot.open()
+          const refused = slot().open()
           if (refused !== undefined) return Effect.fail(refused)
         }
         if (id === undefined) {
@@ -167,7 +170,7 @@ export const transportOf = (
         const fiber = forkExchange(exchange, id, method)
         readers.set(id, fiber)
         if (hints?.modern === true) modernReaders.add(id)
-        if (longLived) fiber.addObserver(slot.close)
+        if (longLived) fiber.addObserver(slot().close)
         fiber.addObserver(() => {
           if (readers.get(id) !== fiber) return
           readers.delete(id)
