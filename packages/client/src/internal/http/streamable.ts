@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { ConnectionError } from "../../McpError.js"
 import type { InvalidResponseError } from "../../McpError.js"
 import type { Options } from "../../StreamableHttp.js"
@@ -180,8 +181,10 @@ export const transportOf = (
       })
 
     // The session's DELETE, then the exchanges' fibers interrupted (as a `FiberSet` made before
-    // this finalizer would be, after it).
-    yield* Effect.addFinalizer(() =>
+    // this finalizer would be, after it). A finalizer of the scope itself, built when it runs, the
+    // DELETE forked with the transport's runtime: it sees the refs of the opening (its context,
+    // its log annotations) as under `Effect.addFinalizer`, which keeps a copy of them per connection.
+    yield* Scope.addFinalizerExit(yield* Effect.scope, () =>
       Effect.ensuring(
         Effect.suspend(() => {
           c.closed = true
@@ -189,19 +192,19 @@ export const transportOf = (
             return Effect.void
           }
           const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
-          return Http.executeAuthorized(c.settings, request).pipe(
-            Effect.flatMap(State.discard),
-            Effect.interruptible,
-            Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
-            Effect.ignore
-          )
+          return Fiber.join(runFork(
+            Http.executeAuthorized(c.settings, request).pipe(
+              Effect.flatMap(State.discard),
+              Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
+              Effect.ignore
+            )
+          ))
         }),
         Effect.suspend(() => {
           fibersClosed = true
           return Fiber.interruptAll(fibers)
         })
-      )
-    )
+      ))
 
     return {
       send,
