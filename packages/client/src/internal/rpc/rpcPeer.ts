@@ -54,7 +54,15 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       watch: (deadline) => deadlines.watch(deadline),
       cancel
     })
-    const deadlines = Deadlines.make({ server, now, runFork, table, isClosed: () => closedWith !== undefined, cancel })
+    const deadlines = Deadlines.make({
+      server,
+      now,
+      clock,
+      runFork,
+      table,
+      isClosed: () => closedWith !== undefined,
+      cancel
+    })
 
     const onClose = (error: ConnectionError) => {
       if (closedWith !== undefined) return
