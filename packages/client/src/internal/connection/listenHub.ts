@@ -14,9 +14,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import * as FiberSet from "effect/FiberSet"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type { RequestError } from "../../McpError.js"
 import { CapabilityError, RequestTimeoutError } from "../../McpError.js"
 import * as Protocol from "../../Protocol.js"
@@ -158,7 +157,7 @@ const isReopenable = (error: { readonly _tag: string }) =>
   error._tag === "ConnectionError"
 
 /** What the shared stream uses of the core. @internal */
-export type Needs = Pick<Core, "server" | "listens" | "session" | "isClosed" | "send">
+export type Needs = Pick<Core, "server" | "listens" | "session" | "isClosed" | "send" | "clock" | "scope">
 
 /** What the stream's request loop tells the hub, and reads of it. */
 interface Events {
@@ -253,166 +252,209 @@ const requestLoop = (core: Needs, hub: Events) => {
   return loop
 }
 
-/** @internal */
-export const make = (core: Needs): Effect.Effect<Hub, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const { listens } = core
-    const runFork = yield* FiberSet.makeRuntime<never, void, never>()
-    const clock = yield* Effect.clock
-    const members = new Set<Member>()
-    // `current` delivers; `next`, while set, is its replacement waiting for its acknowledgement.
-    let current: Runner | undefined
-    let next: Runner | undefined
-    const retire = (runner: Runner) => {
-      if (runner.retired) return
-      runner.retired = true
-      runner.active = false
-      if (runner.id !== undefined) listens.delete(runner.id)
-      runner.fiber?.unsafeInterruptAsFork(FiberId.none)
-    }
+/** Forks a fiber with the connection's runtime (the one its router and session share). @internal */
+export type RunFork = (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
 
-    const remove = (member: Member) => {
-      members.delete(member)
-      current?.carried.delete(member)
-      next?.carried.delete(member)
-    }
+/**
+ * The hub of a connection, built on its first `join`: most connections never listen, and a built
+ * hub holds some twenty closures and a set of fibers. Its runners fork with the connection's
+ * runtime (not the joiner's: a subscriber may join from an uninterruptible region, or a scope of
+ * its own), and the connection's scope interrupts them when it closes.
+ *
+ * @internal
+ */
+export const make = (core: Needs, runFork: RunFork): Hub => {
+  let hub: Built | undefined
+  return {
+    join: (member) =>
+      Effect.suspend(() => {
+        if (hub !== undefined) return hub.join(member)
+        const built = hub = build(core, runFork)
+        return Effect.zipRight(Scope.addFinalizer(core.scope, built.close), built.join(member))
+      }),
+    leave: (member) => Effect.suspend(() => hub === undefined ? Effect.void : hub.leave(member)),
+    openStreams: () => hub?.openStreams() ?? 0
+  }
+}
 
-    const acknowledgeOn = (runner: Runner, member: Member, granted: Record<string, unknown>) => {
-      if (!member.acknowledge(viewOf(member, granted, runner.carried))) remove(member)
-    }
+interface Built extends Hub {
+  /** Interrupts the runners (and awaits them): the connection's scope closed. */
+  readonly close: Effect.Effect<void>
+}
 
-    // Forward references: `reconcile` starts runners whose loop reports to the functions below.
-    const loop = requestLoop(core, {
-      clock,
-      entryOf: (runner) => entryOf(runner),
-      dropped: (runner) => dropped(runner),
-      settle: (runner, error) => settle(runner, error)
+const build = (core: Needs, run: RunFork): Built => {
+  const { clock, listens } = core
+  // The runners' fibers, interrupted by `close`: a plain set, as a `FiberSet` (one more
+  // runtime and finalizer) is not needed for fibers whose failures nobody joins.
+  const fibers = new Set<Fiber.RuntimeFiber<void>>()
+  let closed = false
+  const runFork = (effect: Effect.Effect<void>): Fiber.RuntimeFiber<void> => {
+    if (closed) return Effect.runFork(Effect.interrupt)
+    const fiber = run(effect)
+    fibers.add(fiber)
+    fiber.addObserver(() => {
+      if (!closed) fibers.delete(fiber)
     })
+    return fiber
+  }
+  const members = new Set<Member>()
+  // `current` delivers; `next`, while set, is its replacement waiting for its acknowledgement.
+  let current: Runner | undefined
+  let next: Runner | undefined
+  const retire = (runner: Runner) => {
+    if (runner.retired) return
+    runner.retired = true
+    runner.active = false
+    if (runner.id !== undefined) listens.delete(runner.id)
+    runner.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
 
-    const reconcile = (): void => {
-      if (core.isClosed()) {
-        // The host closed the connection: nothing re-opens, and whoever waits ends.
-        for (const member of [...members]) {
-          remove(member)
-          member.end()
-        }
-      }
-      if (members.size === 0) {
-        if (current !== undefined) retire(current)
-        if (next !== undefined) retire(next)
-        current = next = undefined
-        return
-      }
-      if (next !== undefined) {
-        // A replacement whose joiners all left is no longer needed; else it settles first.
-        if (current === undefined || !sameFilter(unionOf(members), current.filter)) return
-        retire(next)
-        next = undefined
-      }
-      const joining = [...members].filter((m) => current === undefined || !current.carried.has(m))
-      if (current !== undefined && current.kept && joining.length === 0) return
-      const desired = unionOf(members)
-      if (current !== undefined && sameFilter(desired, current.filter)) {
-        for (const member of joining) {
-          current.carried.add(member)
-          if (current.active && current.granted !== undefined) acknowledgeOn(current, member, current.granted)
-        }
-        return
-      }
-      const runner: Runner = {
-        filter: desired,
-        carried: new Set(members),
-        ackTimeoutMs: Math.max(...[...members].map((m) => m.ackTimeoutMs)),
-        granted: undefined,
-        active: false,
-        retired: false,
-        kept: false,
-        acknowledgedAt: -Infinity,
-        resetBackoff: false,
-        ack: Deferred.unsafeMake<void>(FiberId.none),
-        id: undefined,
-        fiber: undefined
-      }
-      // The first stream's first attempt is bounded by `listen` itself; a replacement's by its
-      // members' ackTimeout, so that one the server never acknowledges leaves the old one serving.
-      const replacing = current !== undefined
-      if (replacing) next = runner
-      else current = runner
-      runner.fiber = runFork(loop(runner, replacing))
-    }
+  const remove = (member: Member) => {
+    members.delete(member)
+    current?.carried.delete(member)
+    next?.carried.delete(member)
+  }
 
-    const acknowledged = (runner: Runner, granted: Record<string, unknown>) => {
-      if (runner.retired) return
-      runner.granted = granted
-      runner.active = true
-      runner.acknowledgedAt = clock.unsafeCurrentTimeMillis()
-      runner.resetBackoff = true
-      Deferred.unsafeDone(runner.ack, Effect.void)
-      if (runner === next) {
-        // The replacement is up: the old stream stops delivering and is cancelled.
-        if (current !== undefined) retire(current)
-        current = runner
-        next = undefined
-      }
-      for (const member of [...runner.carried]) acknowledgeOn(runner, member, granted)
-      reconcile()
-    }
+  const acknowledgeOn = (runner: Runner, member: Member, granted: Record<string, unknown>) => {
+    if (!member.acknowledge(viewOf(member, granted, runner.carried))) remove(member)
+  }
 
-    const dropped = (runner: Runner) => {
-      runner.active = false
-      runner.ack = Deferred.unsafeMake<void>(FiberId.none)
-      if (runner === current && !runner.retired) { for (const member of runner.carried) member.dropped() }
-    }
+  // Forward references: `reconcile` starts runners whose loop reports to the functions below.
+  const loop = requestLoop(core, {
+    clock,
+    entryOf: (runner) => entryOf(runner),
+    dropped: (runner) => dropped(runner),
+    settle: (runner, error) => settle(runner, error)
+  })
 
-    /** The runner ended (`error` undefined: gracefully): so does every member it alone carried. */
-    const settle = (runner: Runner, error: RequestError | CapabilityError | undefined) => {
-      if (runner.retired) return
-      retire(runner)
-      const outcome = (member: Member) => {
+  const reconcile = (): void => {
+    if (core.isClosed()) {
+      // The host closed the connection: nothing re-opens, and whoever waits ends.
+      for (const member of [...members]) {
         remove(member)
-        if (error === undefined) member.end()
-        else member.fail(error)
+        member.end()
       }
-      if (runner === next) {
-        // A replacement that failed: its joiners fail, the old stream keeps serving the others.
-        next = undefined
-        for (const member of runner.carried) if (current === undefined || !current.carried.has(member)) outcome(member)
-        if (current !== undefined) current.kept = true
-      } else if (runner === current) {
-        current = undefined
-        const pending = next
-        next = undefined
-        if (pending !== undefined) retire(pending)
-        for (const member of [...runner.carried, ...(pending?.carried ?? [])]) outcome(member)
-      }
-      reconcile()
     }
-
-    const entryOf = (runner: Runner): Listen => ({
-      acknowledge: (granted) => acknowledged(runner, granted),
-      end: () => settle(runner, undefined),
-      offer: (method, params) => {
-        if (runner !== current) return
-        for (const member of recipients(runner.carried, method, params)) member.offer(method, params)
+    if (members.size === 0) {
+      if (current !== undefined) retire(current)
+      if (next !== undefined) retire(next)
+      current = next = undefined
+      return
+    }
+    if (next !== undefined) {
+      // A replacement whose joiners all left is no longer needed; else it settles first.
+      if (current === undefined || !sameFilter(unionOf(members), current.filter)) return
+      retire(next)
+      next = undefined
+    }
+    const joining = [...members].filter((m) => current === undefined || !current.carried.has(m))
+    if (current !== undefined && current.kept && joining.length === 0) return
+    const desired = unionOf(members)
+    if (current !== undefined && sameFilter(desired, current.filter)) {
+      for (const member of joining) {
+        current.carried.add(member)
+        if (current.active && current.granted !== undefined) acknowledgeOn(current, member, current.granted)
       }
-    })
+      return
+    }
+    const runner: Runner = {
+      filter: desired,
+      carried: new Set(members),
+      ackTimeoutMs: Math.max(...[...members].map((m) => m.ackTimeoutMs)),
+      granted: undefined,
+      active: false,
+      retired: false,
+      kept: false,
+      acknowledgedAt: -Infinity,
+      resetBackoff: false,
+      ack: Deferred.unsafeMake<void>(FiberId.none),
+      id: undefined,
+      fiber: undefined
+    }
+    // The first stream's first attempt is bounded by `listen` itself; a replacement's by its
+    // members' ackTimeout, so that one the server never acknowledges leaves the old one serving.
+    const replacing = current !== undefined
+    if (replacing) next = runner
+    else current = runner
+    runner.fiber = runFork(loop(runner, replacing))
+  }
 
-    return {
-      join: (member) =>
-        Effect.sync(() => {
-          members.add(member)
-          reconcile()
-        }),
-      leave: (member) =>
-        Effect.suspend(() => {
-          if (!members.has(member)) return Effect.void
-          const before = [current, next]
-          remove(member)
-          reconcile()
-          // The streams it stopped are awaited, so that their cancellation went out.
-          const stopped = before.flatMap((r) => r !== undefined && r.retired && r.fiber !== undefined ? [r.fiber] : [])
-          return Effect.forEach(stopped, Fiber.await, { discard: true })
-        }),
-      openStreams: () => (current === undefined ? 0 : 1) + (next === undefined ? 0 : 1)
+  const acknowledged = (runner: Runner, granted: Record<string, unknown>) => {
+    if (runner.retired) return
+    runner.granted = granted
+    runner.active = true
+    runner.acknowledgedAt = clock.unsafeCurrentTimeMillis()
+    runner.resetBackoff = true
+    Deferred.unsafeDone(runner.ack, Effect.void)
+    if (runner === next) {
+      // The replacement is up: the old stream stops delivering and is cancelled.
+      if (current !== undefined) retire(current)
+      current = runner
+      next = undefined
+    }
+    for (const member of [...runner.carried]) acknowledgeOn(runner, member, granted)
+    reconcile()
+  }
+
+  const dropped = (runner: Runner) => {
+    runner.active = false
+    runner.ack = Deferred.unsafeMake<void>(FiberId.none)
+    if (runner === current && !runner.retired) { for (const member of runner.carried) member.dropped() }
+  }
+
+  /** The runner ended (`error` undefined: gracefully): so does every member it alone carried. */
+  const settle = (runner: Runner, error: RequestError | CapabilityError | undefined) => {
+    if (runner.retired) return
+    retire(runner)
+    const outcome = (member: Member) => {
+      remove(member)
+      if (error === undefined) member.end()
+      else member.fail(error)
+    }
+    if (runner === next) {
+      // A replacement that failed: its joiners fail, the old stream keeps serving the others.
+      next = undefined
+      for (const member of runner.carried) if (current === undefined || !current.carried.has(member)) outcome(member)
+      if (current !== undefined) current.kept = true
+    } else if (runner === current) {
+      current = undefined
+      const pending = next
+      next = undefined
+      if (pending !== undefined) retire(pending)
+      for (const member of [...runner.carried, ...(pending?.carried ?? [])]) outcome(member)
+    }
+    reconcile()
+  }
+
+  const entryOf = (runner: Runner): Listen => ({
+    acknowledge: (granted) => acknowledged(runner, granted),
+    end: () => settle(runner, undefined),
+    offer: (method, params) => {
+      if (runner !== current) return
+      for (const member of recipients(runner.carried, method, params)) member.offer(method, params)
     }
   })
+
+  return {
+    join: (member) =>
+      Effect.sync(() => {
+        members.add(member)
+        reconcile()
+      }),
+    leave: (member) =>
+      Effect.suspend(() => {
+        if (!members.has(member)) return Effect.void
+        const before = [current, next]
+        remove(member)
+        reconcile()
+        // The streams it stopped are awaited, so that their cancellation went out.
+        const stopped = before.flatMap((r) => r !== undefined && r.retired && r.fiber !== undefined ? [r.fiber] : [])
+        return Effect.forEach(stopped, Fiber.await, { discard: true })
+      }),
+    openStreams: () => (current === undefined ? 0 : 1) + (next === undefined ? 0 : 1),
+    close: Effect.suspend(() => {
+      closed = true
+      return Fiber.interruptAll(fibers)
+    })
+  }
+}

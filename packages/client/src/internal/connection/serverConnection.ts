@@ -63,7 +63,7 @@ export const make = <R>(
     // own per object (docs/performance.md, "Idioms").
     const base = Object.assign({}, shared, sessions)
     const core: Core.Core = Object.assign(base, Requests.make(base))
-    const { listen } = Subscriptions.make(core, yield* ListenHub.make(core))
+    const { listen } = Subscriptions.make(core, ListenHub.make(core, runFork))
     const methods = Methods.make(core)
     // A literal that opens with a property, and `kind` added after it (see `kind` above).
     const fields: Omit<ServerConnection, "kind"> = {

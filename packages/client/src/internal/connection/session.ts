@@ -58,11 +58,11 @@ export const make = <R>(
     // host closed the connection (a listen stream, say) sees that it was closed, not that it crashed.
     const sessionsScope = yield* Scope.fork(parentScope, ExecutionStrategy.sequential)
     // A finalizer of the scope itself, not `Effect.addFinalizer`, which keeps a copy of the
-    // fiber's refs per connection for it.
-    yield* Scope.addFinalizer(
-      parentScope,
-      Effect.zipRight(Effect.sync(() => (current.closed = true)), state.set(ConnectionState.Closed()))
-    )
+    // fiber's refs per connection for it; its effect built when it runs.
+    yield* Scope.addFinalizerExit(parentScope, () => {
+      current.closed = true
+      return state.set(ConnectionState.Closed())
+    })
     const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
     // Openings take turns under a lock that exists only while one runs or waits: an idle
     // connection keeps no semaphore (its closures are heap per connection).

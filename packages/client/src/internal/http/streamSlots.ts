@@ -22,13 +22,19 @@ export const limitOf = (configured: number | false | undefined): number | undefi
 /** The slots taken at `origin` now (for tests and diagnostics). @internal */
 export const heldAt = (origin: string): number => held.get(origin) ?? 0
 
+/** The slot holder of one connection. @internal */
+export interface Holder {
+  readonly open: () => ConnectionError | undefined
+  readonly close: () => void
+}
+
 /**
  * The slot holder of one connection: `open` for each long-lived stream it starts (`undefined`:
  * go ahead; else the error to fail it with), `close` when that stream ends.
  *
  * @internal
  */
-export const holder = (server: string, origin: string, limit: number | undefined) => {
+export const holder = (server: string, origin: string, limit: number | undefined): Holder => {
   let open = 0
   return {
     open: (): ConnectionError | undefined => {

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { ConnectionError } from "../../McpError.js"
 import type { InvalidResponseError } from "../../McpError.js"
 import type { Options } from "../../StreamableHttp.js"
@@ -67,12 +68,15 @@ export const transportOf = (
     let listening = false
     // Why the GET stream was not opened (the origin's long-lived streams at their limit).
     let getRefused: ConnectionError | undefined
-    // This connection's slot among the origin's long-lived streams (GET and listen streams).
-    const slot = StreamSlots.holder(
-      server,
-      Http.originOf(options.url),
-      StreamSlots.limitOf(options.maxStreamsPerOrigin)
-    )
+    // This connection's slot among the origin's long-lived streams (GET and listen streams),
+    // made with its first such stream: most connections open none.
+    let holder: StreamSlots.Holder | undefined
+    const slot = () =>
+      holder ??= StreamSlots.holder(
+        server,
+        Http.originOf(options.url),
+        StreamSlots.limitOf(options.maxStreamsPerOrigin)
+      )
     const accept = mode === "plain" ? "application/json" : "application/json, text/event-stream"
 
     // The GET stream is opened before `notifications/initialized` goes out, so what a server
@@ -80,7 +84,7 @@ export const transportOf = (
     const openListen = Effect.suspend(() => {
       listening = true
       // Without a slot the GET stream is left closed, so that calls still get a connection.
-      const refused = slot.open()
+      const refused = slot().open()
       if (refused !== undefined) {
         getRefused = refused
         return Effect.logWarning(`${server}: no GET stream: ${refused.message}`)
@@ -89,7 +93,7 @@ export const transportOf = (
       // opening a second stream (which would pick up messages meant for a resumption).
       return Effect.flatMap(run(Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
-          run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot.close))),
+          run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot().close))),
           Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
         ))
     })
@@ -154,7 +158,7 @@ export const transportOf = (
         // replacement), and fails at once, clearly, when the origin has none left.
         const longLived = method === "subscriptions/listen" && id !== undefined
         if (longLived) {
-          const refused = slot.open()
+          const refused = slot().open()
           if (refused !== undefined) return Effect.fail(refused)
         }
         if (id === undefined) {
@@ -167,7 +171,7 @@ export const transportOf = (
         const fiber = forkExchange(exchange, id, method)
         readers.set(id, fiber)
         if (hints?.modern === true) modernReaders.add(id)
-        if (longLived) fiber.addObserver(slot.close)
+        if (longLived) fiber.addObserver(slot().close)
         fiber.addObserver(() => {
           if (readers.get(id) !== fiber) return
           readers.delete(id)
@@ -177,8 +181,10 @@ export const transportOf = (
       })
 
     // The session's DELETE, then the exchanges' fibers interrupted (as a `FiberSet` made before
-    // this finalizer would be, after it).
-    yield* Effect.addFinalizer(() =>
+    // this finalizer would be, after it). A finalizer of the scope itself, built when it runs, the
+    // DELETE forked with the transport's runtime: it sees the refs of the opening (its context,
+    // its log annotations) as under `Effect.addFinalizer`, which keeps a copy of them per connection.
+    yield* Scope.addFinalizerExit(yield* Effect.scope, () =>
       Effect.ensuring(
         Effect.suspend(() => {
           c.closed = true
@@ -186,19 +192,19 @@ export const transportOf = (
             return Effect.void
           }
           const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
-          return Http.executeAuthorized(c.settings, request).pipe(
-            Effect.flatMap(State.discard),
-            Effect.interruptible,
-            Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
-            Effect.ignore
-          )
+          return Fiber.join(runFork(
+            Http.executeAuthorized(c.settings, request).pipe(
+              Effect.flatMap(State.discard),
+              Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
+              Effect.ignore
+            )
+          ))
         }),
         Effect.suspend(() => {
           fibersClosed = true
           return Fiber.interruptAll(fibers)
         })
-      )
-    )
+      ))
 
     return {
       send,

@@ -7,6 +7,8 @@
  *
  * @internal
  */
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
@@ -27,6 +29,8 @@ export interface Deadlines {
 export const make = (options: {
   readonly server: string
   readonly now: () => number
+  /** The peer's clock (its `sleep` directly: `Effect.sleep` looks the clock up for each sleep). */
+  readonly clock: Clock.Clock
   readonly runFork: (effect: Effect.Effect<void>, options: { readonly immediate: boolean }) => Fiber.RuntimeFiber<void>
   readonly table: Table
   readonly isClosed: () => boolean
@@ -70,7 +74,7 @@ export const make = (options: {
       deadlineFiber = undefined
       return Effect.void
     }
-    return Effect.zipRight(Effect.sleep(earliest - now), deadlineLoop)
+    return Effect.zipRight(options.clock.sleep(Duration.millis(earliest - now)), deadlineLoop)
   })
 
   return {

@@ -54,7 +54,15 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
       watch: (deadline) => deadlines.watch(deadline),
       cancel
     })
-    const deadlines = Deadlines.make({ server, now, runFork, table, isClosed: () => closedWith !== undefined, cancel })
+    const deadlines = Deadlines.make({
+      server,
+      now,
+      clock,
+      runFork,
+      table,
+      isClosed: () => closedWith !== undefined,
+      cancel
+    })
 
     const onClose = (error: ConnectionError) => {
       if (closedWith !== undefined) return
@@ -113,14 +121,13 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     const opened = transport
 
     // A finalizer of the scope itself, not `Effect.addFinalizer`: a synchronous close needs none
-    // of the fiber's refs, of which that one keeps a snapshot per connection.
-    yield* Scope.addFinalizer(
-      scope,
-      Effect.sync(() => {
-        onClose(new ConnectionError({ server, message: "connection closed", reason: "closed" }))
-        deadlines.stop()
-      })
-    )
+    // of the fiber's refs, of which that one keeps a snapshot per connection. (A function, not an
+    // effect built now: an idle connection keeps no effect for its close.)
+    yield* Scope.addFinalizerExit(scope, () => {
+      onClose(new ConnectionError({ server, message: "connection closed", reason: "closed" }))
+      deadlines.stop()
+      return Effect.void
+    })
 
     const write = opened.write
     /** Writes a registered request on a synchronous transport; not written, it is forgotten. */
