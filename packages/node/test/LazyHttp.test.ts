@@ -11,7 +11,7 @@ const here = Path.dirname(fileURLToPath(import.meta.url))
 const program = Path.join(here, "programs/whatLoads.mjs")
 
 describe("loaded with first use", () => {
-  it("Node loads the bundles; undici and the HTTP transports' connection code with the first HTTP connection; OAuth's flows only when used [node-only: Node's module loading hooks (--import)]", async () => {
+  it("Node loads the bundles; the HTTP transports' connection code with the first HTTP connection, which uses Node's own undici, not the package; OAuth's flows only when used [node-only: Node's module loading hooks (--import)]", async () => {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-loads-"))
     try {
       const output = await withEverythingHttp((url) =>
@@ -31,7 +31,7 @@ describe("loaded with first use", () => {
       assert.deepStrictEqual(output.trim().split("\n"), [
         "import bundles=true undici=false modules=none",
         "stdio bundles=true undici=false modules=none",
-        "http bundles=true undici=true modules=streamable"
+        "http bundles=true undici=false modules=streamable"
       ])
     } finally {
       Fs.rmSync(dir, { recursive: true, force: true })
