@@ -107,6 +107,22 @@ const forBrowser = {
   externals: (pkg) => externalsOf(pkg).filter((name) => !name.startsWith("@hyperjump/"))
 }
 
+/** A library's build in a flavour: split ESM with source maps, its dependencies left to resolve. */
+const buildLibrary = (pkg, flavour, entryPoints, outdir) =>
+  esbuild.build({
+    bundle: true,
+    format: "esm",
+    ...flavour.options,
+    entryPoints,
+    outdir,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    external: flavour.externals(pkg),
+    sourcemap: true,
+    legalComments: "none",
+    logLevel: "warning"
+  })
+
 /**
  * The browser flavour: an entry per public module, chunks for what they share. A consumer's
  * bundler then takes only the modules its program imports (one shared chunk would carry the
@@ -117,19 +133,8 @@ const bundleModules = async (pkg, flavour, modules) => {
   const dist = Path.join(root, "packages", pkg, "dist")
   const outdir = Path.join(root, "packages", pkg, flavour.directory)
   Fs.rmSync(outdir, { recursive: true, force: true })
-  await esbuild.build({
-    bundle: true,
-    format: "esm",
-    ...flavour.options,
-    entryPoints: Object.fromEntries([...modules, "index"].map((name) => [name, Path.join(dist, `${name}.js`)])),
-    outdir,
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
-    external: flavour.externals(pkg),
-    sourcemap: true,
-    legalComments: "none",
-    logLevel: "warning"
-  })
+  const entries = Object.fromEntries([...modules, "index"].map((name) => [name, Path.join(dist, `${name}.js`)]))
+  await buildLibrary(pkg, flavour, entries, outdir)
 }
 
 /**
@@ -145,19 +150,7 @@ const bundleLibrary = async (pkg, flavour = forNode) => {
   const core = Path.join(dist, "bundle-core.js")
   Fs.writeFileSync(core, modules.map((name) => `export * as ${name} from "./${name}.js"\n`).join(""))
   Fs.rmSync(outdir, { recursive: true, force: true })
-  await esbuild.build({
-    bundle: true,
-    format: "esm",
-    ...flavour.options,
-    entryPoints: { core, index: Path.join(dist, "index.js") },
-    outdir,
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
-    external: flavour.externals(pkg),
-    sourcemap: true,
-    legalComments: "none",
-    logLevel: "warning"
-  })
+  await buildLibrary(pkg, flavour, { core, index: Path.join(dist, "index.js") }, outdir)
   Fs.rmSync(core)
   for (const name of modules) {
     const names = Object.keys(await import(pathToFileURL(Path.join(dist, `${name}.js`)).href))

@@ -35,7 +35,6 @@ import type * as HttpClient from "@effect/platform/HttpClient"
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as internal from "./internal/auth/browserOAuth.js"
 import { run } from "./internal/facade/run.js"
@@ -46,20 +45,7 @@ import * as OAuth from "./OAuth.js"
  * @since 0.2.0
  * @category models
  */
-export interface PopupOptions {
-  /**
-   * Where the authorization server sends the popup back: a page of this origin (default: the
-   * current page, without query and fragment). A small static page is best: an app loaded there
-   * in the popup must not run a flow of its own ({@link completeRedirect} leaves it alone).
-   */
-  readonly redirectUri?: string | undefined
-  /** The `windowFeatures` of `window.open` (default `popup,width=520,height=720`). */
-  readonly features?: string | undefined
-  /** How long to wait for the user (default 5 minutes): then the popup closes, `AuthError` reason `"timeout"`. */
-  readonly timeout?: Duration.DurationInput | undefined
-  /** How often the popup is looked at (default 100 ms). */
-  readonly pollInterval?: Duration.DurationInput | undefined
-}
+export type PopupOptions = internal.PopupOptions
 
 /**
  * The popup step, for `OAuth.make({ serverUrl, ...BrowserOAuth.popup() })`. Browsers block popups
@@ -76,14 +62,7 @@ export const popup: (options?: PopupOptions) => OAuth.InteractiveStep = internal
  * @since 0.2.0
  * @category models
  */
-export interface RedirectOptions {
-  /** Where the authorization server sends the page back (default: the current page, without query and fragment). */
-  readonly redirectUri?: string | undefined
-  /** Where the waiting request is kept while the page is away (default: `sessionStorage`, see {@link sessionStorage}). */
-  readonly pendingStorage?: OAuth.OAuthStorage | undefined
-  /** How the page leaves for the authorization URL (default `location.assign`). */
-  readonly navigate?: ((url: URL) => void) | undefined
-}
+export type RedirectOptions = internal.RedirectOptions
 
 /**
  * What {@link redirect} gives `OAuth.make`: the redirect URI, the step, and the storage of the
@@ -92,9 +71,7 @@ export interface RedirectOptions {
  * @since 0.2.0
  * @category models
  */
-export interface Redirect extends OAuth.InteractiveStep {
-  readonly pendingStorage: OAuth.OAuthStorage
-}
+export type Redirect = internal.Redirect
 
 /**
  * The full-page redirect step, for `OAuth.make({ serverUrl, ...BrowserOAuth.redirect() })`: the

@@ -76,11 +76,24 @@ const readHref = (popup: PopupWindow): string | undefined => {
   }
 }
 
-/** @internal */
+/**
+ * The options of the popup step.
+ *
+ * @internal
+ * @inline
+ */
 export interface PopupOptions {
+  /**
+   * Where the authorization server sends the popup back: a page of this origin (default: the
+   * current page, without query and fragment). A small static page is best: an app loaded there
+   * in the popup must not run a flow of its own ({@link completeRedirect} leaves it alone).
+   */
   readonly redirectUri?: string | undefined
+  /** The `windowFeatures` of `window.open` (default `popup,width=520,height=720`). */
   readonly features?: string | undefined
+  /** How long to wait for the user (default 5 minutes): then the popup closes, `AuthError` reason `"timeout"`. */
   readonly timeout?: Duration.DurationInput | undefined
+  /** How often the popup is looked at (default 100 ms). */
   readonly pollInterval?: Duration.DurationInput | undefined
 }
 
@@ -146,14 +159,27 @@ const webStorage = (name: "localStorage" | "sessionStorage", prefix?: string): O
 export const sessionStorage = (prefix = "mcp-effect/oauth-pending/"): OAuth.OAuthStorage =>
   webStorage("sessionStorage", prefix)
 
-/** @internal */
+/**
+ * The options of the redirect step.
+ *
+ * @internal
+ * @inline
+ */
 export interface RedirectOptions {
+  /** Where the authorization server sends the page back (default: the current page, without query and fragment). */
   readonly redirectUri?: string | undefined
+  /** Where the waiting request is kept while the page is away (default: `sessionStorage`, see {@link sessionStorage}). */
   readonly pendingStorage?: OAuth.OAuthStorage | undefined
+  /** How the page leaves for the authorization URL (default `location.assign`). */
   readonly navigate?: ((url: URL) => void) | undefined
 }
 
-/** @internal */
+/**
+ * What the redirect step gives `OAuth.make`.
+ *
+ * @internal
+ * @inline
+ */
 export interface Redirect extends OAuth.InteractiveStep {
   readonly pendingStorage: OAuth.OAuthStorage
 }
