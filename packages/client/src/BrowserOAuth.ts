@@ -160,21 +160,7 @@ export const completeRedirectPromise = (auth: OAuth.OAuthClient, options?: Compl
  * @since 0.2.0
  * @category models
  */
-export interface Settings
-  extends Omit<OAuth.Options, "serverUrl" | "authorize" | "interactive" | "redirectUri" | "pendingStorage" | "storage">
-{
-  /** {@link redirect} (the page leaves and comes back) or {@link popup}. */
-  readonly flow: "redirect" | "popup"
-  /** Where the authorization server sends the user back (default: the current page, without query and fragment). */
-  readonly redirectUri?: string | undefined
-  /**
-   * Where tokens and registrations live: `"localStorage"` (across visits), `"sessionStorage"`
-   * (the tab's life), `"memory"` (the default: this page's life) or a storage of the host's.
-   */
-  readonly storage?: "localStorage" | "sessionStorage" | "memory" | OAuth.OAuthStorage | undefined
-  /** The popup's window features, timeout and polling (see {@link PopupOptions}). */
-  readonly popup?: Omit<PopupOptions, "redirectUri"> | undefined
-}
+export type Settings = internal.Settings
 
 /**
  * The OAuth of one MCP server from {@link Settings}. With the redirect flow, a page loaded with

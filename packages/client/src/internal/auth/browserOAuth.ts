@@ -86,7 +86,7 @@ export interface PopupOptions {
   /**
    * Where the authorization server sends the popup back: a page of this origin (default: the
    * current page, without query and fragment). A small static page is best: an app loaded there
-   * in the popup must not run a flow of its own ({@link completeRedirect} leaves it alone).
+   * in the popup must not run a flow of its own (`completeRedirect` leaves it alone).
    */
   readonly redirectUri?: string | undefined
   /** The `windowFeatures` of `window.open` (default `popup,width=520,height=720`). */
@@ -168,7 +168,7 @@ export const sessionStorage = (prefix = "mcp-effect/oauth-pending/"): OAuth.OAut
 export interface RedirectOptions {
   /** Where the authorization server sends the page back (default: the current page, without query and fragment). */
   readonly redirectUri?: string | undefined
-  /** Where the waiting request is kept while the page is away (default: `sessionStorage`, see {@link sessionStorage}). */
+  /** Where the waiting request is kept while the page is away (default: `sessionStorage`, see `sessionStorage`). */
   readonly pendingStorage?: OAuth.OAuthStorage | undefined
   /** How the page leaves for the authorization URL (default `location.assign`). */
   readonly navigate?: ((url: URL) => void) | undefined
@@ -241,13 +241,25 @@ export const completeRedirect = (
     return Effect.as(auth.complete(url), true)
   })
 
-/** @internal */
+/**
+ * OAuth in a page from settings.
+ *
+ * @internal
+ * @inline
+ */
 export interface Settings
   extends Omit<OAuth.Options, "serverUrl" | "authorize" | "interactive" | "redirectUri" | "pendingStorage" | "storage">
 {
+  /** `redirect` (the page leaves and comes back) or `popup`. */
   readonly flow: "redirect" | "popup"
+  /** Where the authorization server sends the user back (default: the current page, without query and fragment). */
   readonly redirectUri?: string | undefined
+  /**
+   * Where tokens and registrations live: `"localStorage"` (across visits), `"sessionStorage"`
+   * (the tab's life), `"memory"` (the default: this page's life) or a storage of the host's.
+   */
   readonly storage?: "localStorage" | "sessionStorage" | "memory" | OAuth.OAuthStorage | undefined
+  /** The popup's window features, timeout and polling (see `PopupOptions`). */
   readonly popup?: Omit<PopupOptions, "redirectUri"> | undefined
 }
 
