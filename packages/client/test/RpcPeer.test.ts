@@ -4,8 +4,10 @@ import * as RpcPeer from "@mcp-effect/client/RpcPeer"
 import type { TransportSink } from "@mcp-effect/client/Transport"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 
@@ -183,6 +185,40 @@ describe("RpcPeer", () => {
       yield* Effect.yieldNow()
       yield* TestClock.adjust(200)
       assert.instanceOf(yield* Fiber.join(late), RequestTimeoutError)
+    }))
+
+  it.scoped("peers on one clock share one deadline fiber, and each request still times out on time", () =>
+    Effect.gen(function*() {
+      const supervisor = yield* Supervisor.track
+      const peers = yield* Effect.supervised(Effect.all([scripted(), scripted(), scripted()]), supervisor)
+      const waits = yield* Effect.forEach(peers, (t, i) =>
+        Effect.fork(Effect.flip(t.peer.request("a", undefined, { timeoutMs: 300 + 100 * i }))))
+      yield* Effect.yieldNow()
+      assert.strictEqual((yield* supervisor.value).length, 1, "one watcher for the three peers")
+      yield* TestClock.adjust(300)
+      assert.instanceOf(yield* Fiber.join(waits[0]!), RequestTimeoutError)
+      assert.isNull(waits[1]!.unsafePoll())
+      yield* TestClock.adjust(100)
+      assert.instanceOf(yield* Fiber.join(waits[1]!), RequestTimeoutError)
+      assert.isNull(waits[2]!.unsafePoll())
+      yield* TestClock.adjust(100)
+      assert.instanceOf(yield* Fiber.join(waits[2]!), RequestTimeoutError)
+      yield* Effect.yieldNow()
+      assert.strictEqual((yield* supervisor.value).length, 0, "it ends when no peer has a request pending")
+    }))
+
+  it.scoped("a closed peer leaves the shared watcher; the others' deadlines still hold", () =>
+    Effect.gen(function*() {
+      const closing = yield* Scope.make()
+      const first = yield* Scope.extend(scripted(), closing)
+      const second = yield* scripted()
+      const gone = yield* Effect.fork(Effect.flip(first.peer.request("a", undefined, { timeoutMs: 100 })))
+      const kept = yield* Effect.fork(Effect.flip(second.peer.request("b", undefined, { timeoutMs: 500 })))
+      yield* Effect.yieldNow()
+      yield* Scope.close(closing, Exit.void)
+      assert.strictEqual((yield* Fiber.join(gone))._tag, "ConnectionError")
+      yield* TestClock.adjust(500)
+      assert.instanceOf(yield* Fiber.join(kept), RequestTimeoutError)
     }))
 
   it.scoped("never sends notifications/cancelled for initialize", () =>
