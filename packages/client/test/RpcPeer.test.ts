@@ -191,8 +191,10 @@ describe("RpcPeer", () => {
     Effect.gen(function*() {
       const supervisor = yield* Supervisor.track
       const peers = yield* Effect.supervised(Effect.all([scripted(), scripted(), scripted()]), supervisor)
-      const waits = yield* Effect.forEach(peers, (t, i) =>
-        Effect.fork(Effect.flip(t.peer.request("a", undefined, { timeoutMs: 300 + 100 * i }))))
+      const waits = yield* Effect.forEach(
+        peers,
+        (t, i) => Effect.fork(Effect.flip(t.peer.request("a", undefined, { timeoutMs: 300 + 100 * i })))
+      )
       yield* Effect.yieldNow()
       assert.strictEqual((yield* supervisor.value).length, 1, "one watcher for the three peers")
       yield* TestClock.adjust(300)
