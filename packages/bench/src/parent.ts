@@ -355,12 +355,17 @@ export const parent = async (quick: boolean): Promise<void> => {
   process.on("SIGTERM", onSignal)
   const began = performance.now()
   // The facade keeps eras in $XDG_CONFIG_HOME/mcp-effect/era.json: the run gets its own, so that
-  // it neither reads a user's file nor fills it (a fan-out meets a thousand new servers per run).
+  // it neither reads a user's file nor fills it (a fan-out meets a thousand new servers per run),
+  // and each benchmark a directory of its own in it, so that none reads what an earlier one left
+  // (first contact after the fan-out would otherwise parse and rewrite a full file per process).
   const config = Fs.mkdtempSync(Path.join(os.tmpdir(), "mcp-bench-config-"))
-  process.env.XDG_CONFIG_HOME = config
   const results: Array<{ spec: Spec; runs: ReadonlyArray<Run> }> = []
   try {
-    for (const spec of specs) results.push({ spec, runs: await runSpec(spec) })
+    for (const spec of specs) {
+      process.env.XDG_CONFIG_HOME = Fs.mkdtempSync(Path.join(config, `${spec.id}-`))
+      results.push({ spec, runs: await runSpec(spec) })
+    }
+    process.env.XDG_CONFIG_HOME = Fs.mkdtempSync(Path.join(config, "idle-one-client-"))
     if (only.length === 0 || only.some((o) => "idle-one-client".startsWith(o))) await idleOneClientBench(quick)
   } finally {
     Fs.rmSync(config, { recursive: true, force: true })

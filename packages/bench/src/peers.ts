@@ -81,15 +81,30 @@ export interface OpenOptions {
 /** The supervision the reconnect benchmark gives ours: re-open at once, then back off from 100 ms. */
 const reconnectPolicy = { maxAttempts: 20 }
 
-const openOurs = async (endpoint: Endpoint, options: OpenOptions = {}): Promise<Session> => {
-  const [McpClient, NodeMcpClient, Context, Effect, Exit, Layer, Scope, server] = await Promise.all([
+/**
+ * Imports once, on first use: a warm connect then times the client, not nine look-ups in the
+ * module map (~0.12 ms per open, where the other clients' opens import one module).
+ */
+const once = <A>(load: () => Promise<A>): () => Promise<A> => {
+  let loaded: Promise<A> | undefined
+  return () => loaded ??= load()
+}
+
+const oursModules = once(() =>
+  Promise.all([
     import("@mcp-effect/client/McpClient"),
     import("@mcp-effect/node/NodeMcpClient"),
     import("effect/Context"),
     import("effect/Effect"),
     import("effect/Exit"),
     import("effect/Layer"),
-    import("effect/Scope"),
+    import("effect/Scope")
+  ])
+)
+
+const openOurs = async (endpoint: Endpoint, options: OpenOptions = {}): Promise<Session> => {
+  const [[McpClient, NodeMcpClient, Context, Effect, Exit, Layer, Scope], server] = await Promise.all([
+    oursModules(),
     ourServer(endpoint, options)
   ])
   const scope = Effect.runSync(Scope.make())
@@ -128,11 +143,12 @@ const openOurs = async (endpoint: Endpoint, options: OpenOptions = {}): Promise<
 }
 
 /** Our configuration of the bench's server at `endpoint` (stderr discarded, as every other client here does). */
+const serverModules = once(() =>
+  Promise.all([import("@mcp-effect/client/Stdio"), import("@mcp-effect/client/StreamableHttp")])
+)
+
 const ourServer = async (endpoint: Endpoint, options: OpenOptions = {}) => {
-  const [Stdio, StreamableHttp] = await Promise.all([
-    import("@mcp-effect/client/Stdio"),
-    import("@mcp-effect/client/StreamableHttp")
-  ])
+  const [Stdio, StreamableHttp] = await serverModules()
   const config = endpoint.kind === "stdio"
     ? Stdio.config({
       name: "bench",

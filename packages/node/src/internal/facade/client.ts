@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type * as EraCache from "@mcp-effect/client/EraCache"
 import * as Facade from "@mcp-effect/client/Facade"
 import type { ServerConfig } from "@mcp-effect/client/ServerConfig"
 import * as LogLevel from "effect/LogLevel"
@@ -35,8 +36,19 @@ export const open = async (
       )
   )
 
+// One cache per file for the process: a connect() after the first parses the file again only
+// when it changed (the cache keeps what it last read or wrote, by modification time and size),
+// and the writes of connect() calls in flight together queue under one lock.
+const eraCaches = new Map<string, EraCache.Service>()
+
 // Only `auto` detects an era; `false` turns the memory off.
-const eraCacheOf = (options: ConnectOptions) =>
-  options.eraCache === false || (options.protocol !== undefined && options.protocol !== "auto")
-    ? undefined
-    : NodeEraCache.make(options.eraCache ?? NodeEraCache.defaultPath())
+const eraCacheOf = (options: ConnectOptions): EraCache.Service | undefined => {
+  if (options.eraCache === false || (options.protocol !== undefined && options.protocol !== "auto")) return undefined
+  const file = options.eraCache ?? NodeEraCache.defaultPath()
+  let cache = eraCaches.get(file)
+  if (cache === undefined) {
+    cache = NodeEraCache.make(file)
+    eraCaches.set(file, cache)
+  }
+  return cache
+}
