@@ -67,11 +67,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     const onClose = (error: ConnectionError) => {
       if (closedWith !== undefined) return
       closedWith = error
-      // The owner hears first: a reconnect it starts is queued ahead of the callers whose
-      // requests fail here, so a new server process is not spawned after their handling.
-      options.onClose?.(error)
       table.failAll(error)
       if (closedSignal !== undefined) Deferred.unsafeDone(closedSignal, Exit.succeed(error))
+      options.onClose?.(error)
     }
 
     // Server-initiated requests run in the connection's scope; their answers share one bounded
