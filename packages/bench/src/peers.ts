@@ -211,11 +211,15 @@ const openOursFromRuntime = (endpoint: Endpoint): Promise<Session> =>
     }
   })
 
-/** The Promise facade's `connect`: the package's, or the standalone bundle's. */
+/**
+ * The Promise facade's `connect`: the package's, or the standalone bundle's; each from the entry
+ * a user imports it from (the README's `import { connect } from "@mcp-effect/node"`), so that a
+ * first connect does not load another entry module inside its measured time.
+ */
 const facadeConnect = async (standalone: boolean) =>
   standalone
     ? (await import("@mcp-effect/node/standalone")).connect
-    : (await import("@mcp-effect/node/Connect")).connect
+    : (await import("@mcp-effect/node")).connect
 
 const openOursPromise = async (
   endpoint: Endpoint,

