@@ -28,6 +28,28 @@ import * as Post from "./streamablePost.js"
 import * as State from "./streamableState.js"
 import * as StreamSlots from "./streamSlots.js"
 
+/**
+ * Waits until `fiber` ends or `ms` pass, whichever comes first: an observer and one timer, where
+ * `Effect.timeout(Fiber.await(fiber))` races two more fibers (and an Effect sleep) per connection.
+ */
+const endOrTimeout = (fiber: Fiber.RuntimeFiber<unknown, unknown>, ms: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const ended = () => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    }
+    const timer = setTimeout(() => {
+      fiber.removeObserver(ended)
+      resume(Effect.void)
+    }, ms)
+    // Called at once when the fiber has already ended.
+    fiber.addObserver(ended)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      fiber.removeObserver(ended)
+    })
+  })
+
 /** @internal */
 export const transportOf = (
   options: Options,
@@ -94,7 +116,7 @@ export const transportOf = (
       return Effect.flatMap(run(Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
           run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot().close))),
-          Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
+          endOrTimeout(firstGet, Defaults.FIRST_GET_WAIT_MS)
         ))
     })
 
