@@ -74,16 +74,13 @@ export const transportOf = (
       }
       return fiber
     }
-    const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
-      Effect.suspend(() =>
-        fibersClosed
-          ? Effect.sync(() => Effect.runFork(Effect.interrupt) as Fiber.RuntimeFiber<A, E>)
-          : Effect.map(Effect.forkDaemon(effect), track)
-      )
     // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
     // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
     const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
-    const fork = <A>(exchange: Effect.Effect<A>) => track(runFork(exchange))
+    const fork = <A, E>(exchange: Effect.Effect<A, E>) => track(runFork(exchange))
+    // The GET stream's fibers, forked the same way.
+    const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
+      Effect.sync(() => fibersClosed ? Effect.runFork(Effect.interrupt) as Fiber.RuntimeFiber<A, E> : fork(effect))
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
     // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
     const modernReaders = new Set<Id>()
