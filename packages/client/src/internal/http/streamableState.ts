@@ -7,7 +7,7 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import { ConnectionError, SessionExpiredError } from "../../McpError.js"
 import type { SendHints, TransportSink } from "../../Transport.js"
 import * as Http from "./http.js"
