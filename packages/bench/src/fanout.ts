@@ -9,7 +9,7 @@
  * @since 0.2.0
  */
 import type { ClientName, Endpoint } from "./common.js"
-import { cpuMsSince, errorMessage, fakeStdio, forEachBounded, serverEnv } from "./common.js"
+import { cpuMsSince, errorMessage, fakeStdio, forEachBounded, profiled, serverEnv } from "./common.js"
 import { startFleets } from "./fleet.js"
 import type { Latencies } from "./latency.js"
 import { makeLatencies, tailMetrics } from "./latency.js"
@@ -212,7 +212,8 @@ export const run = async (client: ClientName, params: Params): Promise<WorkerRes
     const before = await settle()
     const cpu = process.cpuUsage()
     const started = performance.now()
-    host = await connectHost(client, endpoints, concurrency)
+    // Under BENCH_CPU_PROFILE, the connect phase is the one profiled.
+    host = await profiled(() => connectHost(client, endpoints, concurrency))
     const connectAllMs = performance.now() - started
     const connectCpuMs = cpuMsSince(cpu)
     const connected = await settle()

@@ -62,7 +62,7 @@
  *   node [--cpu-prof] packages/bench/dist/main.js --worker stdio-echo|http|stdio-large|stdio-connect|idle|era-cache|fanout|reconnect
  *       --client ours|ours-promise|ours-standalone|ours-runtime|ours-from-runtime|v1|v2-legacy|v2-auto|raw|raw-2026 [--params '{"calls":3000}']
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
- *     measured calls of stdio-echo / http run under the CPU profiler (start-up and warm-up left
+ *     measured calls of stdio-echo / http (fanout: its connect-all) run under the CPU profiler (start-up and warm-up left
  *     out); `node packages/bench/dist/profile.js FILE.cpuprofile [TOP] [--callers NAME]`
  *     summarizes a profile.
  *

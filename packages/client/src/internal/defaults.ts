@@ -61,7 +61,7 @@ export const GET_RECONNECT_MAX_DELAY = "30 seconds"
 /** An old HTTP+SSE server's `endpoint` event, unless `readTimeout` says otherwise (`http/legacySse.ts`). */
 export const LEGACY_ENDPOINT_TIMEOUT = "30 seconds"
 /** How long connecting waits for the first GET stream's answer before going on without it (`http/streamable.ts`). */
-export const FIRST_GET_WAIT = "2 seconds"
+export const FIRST_GET_WAIT_MS = 2_000
 /**
  * In a browser, the long-lived streams (GET and listen streams) the connections of a page may
  * hold to one origin: 2 of HTTP/1.1's 6 connections per origin stay for calls

@@ -248,14 +248,12 @@ export const executeAuthorized = (
       message: `HTTP ${response.status} from ${originOf(request.url)}`,
       status: response.status
     })
-  const drain = (response: HttpClientResponse.HttpClientResponse) =>
-    Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
   if (auth === undefined) {
     // Nothing to add and nobody to ask: a challenge is refused as it comes.
     return Effect.flatMap(execute(s, request), (response) =>
       response.status !== 401 && response.status !== 403
         ? Effect.succeed(response)
-        : Effect.zipRight(drain(response), Effect.fail(refusal(response))))
+        : Effect.zipRight(discard(response), Effect.fail(refusal(response))))
   }
   // One retry after a challenge the auth service accepted, and one after a challenge carrying a
   // DPoP nonce (RFC 9449 §9), which may come right after the first: a new token, then the nonce.
@@ -271,7 +269,7 @@ export const executeAuthorized = (
           const refused = refusal(response)
           const dpopNonce = response.headers["dpop-nonce"]
           return Effect.zipRight(
-            drain(response),
+            discard(response),
             (dpopNonce === undefined ? retried.challenge : retried.nonce)
               ? Effect.fail(refused)
               : Effect.flatMap(
@@ -362,6 +360,20 @@ export const bodyStream = (
         ? new ResponseTooLargeError({ server: s.server, limit })
         : transportError(s, `response body: ${reason}`)
   )
+
+/**
+ * Reads a little of a body nobody needs (at most 4 chunks), so that its connection can be reused;
+ * through the response's body reader when it has one (a `Stream` costs a channel, scopes and a
+ * fiber: most such bodies, a 202's, are empty).
+ *
+ * @internal
+ */
+export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
+  const reader = readerOf(response)
+  if (reader === undefined) return Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
+  let chunks = 0
+  return Effect.ignore(reader[BodyReaderTypeId](() => ++chunks < 4))
+}
 
 /** @internal */
 export const readerOf = (response: HttpClientResponse.HttpClientResponse): BodyReader | undefined =>

@@ -28,6 +28,28 @@ import * as Post from "./streamablePost.js"
 import * as State from "./streamableState.js"
 import * as StreamSlots from "./streamSlots.js"
 
+/**
+ * Waits until `fiber` ends or `ms` pass, whichever comes first: an observer and one timer, where
+ * `Effect.timeout(Fiber.await(fiber))` races two more fibers (and an Effect sleep) per connection.
+ */
+const endOrTimeout = (fiber: Fiber.RuntimeFiber<unknown, unknown>, ms: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const ended = () => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    }
+    const timer = setTimeout(() => {
+      fiber.removeObserver(ended)
+      resume(Effect.void)
+    }, ms)
+    // Called at once when the fiber has already ended.
+    fiber.addObserver(ended)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      fiber.removeObserver(ended)
+    })
+  })
+
 /** @internal */
 export const transportOf = (
   options: Options,
@@ -52,16 +74,13 @@ export const transportOf = (
       }
       return fiber
     }
-    const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
-      Effect.suspend(() =>
-        fibersClosed
-          ? Effect.sync(() => Effect.runFork(Effect.interrupt) as Fiber.RuntimeFiber<A, E>)
-          : Effect.map(Effect.forkDaemon(effect), track)
-      )
     // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
     // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
     const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
-    const fork = <A>(exchange: Effect.Effect<A>) => track(runFork(exchange))
+    const fork = <A, E>(exchange: Effect.Effect<A, E>) => track(runFork(exchange))
+    // The GET stream's fibers, forked the same way.
+    const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
+      Effect.sync(() => fibersClosed ? Effect.runFork(Effect.interrupt) as Fiber.RuntimeFiber<A, E> : fork(effect))
     const readers = new Map<Id, Fiber.RuntimeFiber<unknown, never>>()
     // The requests of `readers` sent as 2026-07-28 requests (see `send` on cancellation).
     const modernReaders = new Set<Id>()
@@ -94,7 +113,7 @@ export const transportOf = (
       return Effect.flatMap(run(Effect.either(State.get(c, undefined))), (firstGet) =>
         Effect.zipRight(
           run(Effect.ensuring(Get.listen(c, Fiber.join(firstGet)), Effect.sync(slot().close))),
-          Effect.ignore(Effect.timeout(Fiber.await(firstGet), Defaults.FIRST_GET_WAIT))
+          endOrTimeout(firstGet, Defaults.FIRST_GET_WAIT_MS)
         ))
     })
 

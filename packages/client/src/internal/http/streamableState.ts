@@ -7,8 +7,7 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+import type * as Effect from "effect/Effect"
 import { ConnectionError, SessionExpiredError } from "../../McpError.js"
 import type { SendHints, TransportSink } from "../../Transport.js"
 import * as Http from "./http.js"
@@ -118,8 +117,7 @@ export const parseEvent = (data: string): unknown => {
 }
 
 /** Reads a little of a body nobody needs, so its connection can be reused. @internal */
-export const discard = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
-  Effect.ignore(Stream.runDrain(Stream.take(response.stream, 4)))
+export const discard: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void> = Http.discard
 
 /** Opens (or resumes, after `lastEventId`) a GET stream. @internal */
 export const get = (c: Connection, lastEventId: string | undefined) =>
