@@ -94,20 +94,13 @@ const connectOursPromise = async (endpoints: ReadonlyArray<Endpoint>, concurrenc
     name: serverName(endpoint, i),
     target: endpoint.kind === "stdio" ? [endpoint.command, ...endpoint.args] : endpoint.url
   }))
-  // Lazy, then one request to every server: the facade connects them `concurrency` at a time.
+  // `connect` connects every server, `concurrency` at a time.
   const client = await connect(targets, {
     clientInfo,
     env: serverEnv,
     stderr: "ignore",
-    lazy: true,
     maxConcurrentConnects: concurrency
   })
-  try {
-    await client.ping()
-  } catch (error) {
-    await client.close()
-    throw error
-  }
   const names = targets.map((target) => target.name)
   return {
     era: client.servers[0]?.protocolVersion ?? "?",

@@ -436,7 +436,7 @@ const fanoutSpec = (quick: boolean, rounds: number): Spec => {
     ],
     notes: [
       "connect all = from the first connect to every server connected, 16 at a time (ours: `lazy` and",
-      "`maxConcurrentConnects: 16`, then each server's `connect` (the facade: one `ping` to every server);",
+      "`maxConcurrentConnects: 16`, then each server's `connect`; the facade: `connect` with the bound);",
       "the official clients: one client per server, the bench opening 16 at a time); listTools = every",
       "server's tools in one list (the official clients: every client's listTools at once); calls = `echo`,",
       "call i to server i mod servers, 64 in flight, after one warm-up call to every server; heap/RSS per",

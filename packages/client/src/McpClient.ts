@@ -185,7 +185,10 @@ export interface Options<R = never> extends ResultLimits {
    * connects the ones not yet connected, at most `maxConcurrentConnects` at a time. Added in 0.2.0.
    */
   readonly lazy?: boolean | undefined
-  /** With `lazy`, how many servers one request to every server connects at a time (default 16). */
+  /**
+   * How many servers connect at a time: with `lazy`, per request to every server (default 16);
+   * without, while `make` connects them (default: all at once). Added in 0.2.0.
+   */
   readonly maxConcurrentConnects?: number | undefined
   /** Between a server's `toolPrefix` and a tool's name, and a colliding name's server (default `__`). Added in 0.2.0. */
   readonly toolNameSeparator?: string | undefined

@@ -89,6 +89,18 @@ describe("lazy connect", () => {
       assert.strictEqual(gauge.max, 3)
     }))
 
+  it.scopedLive("without lazy, maxConcurrentConnects bounds make's connects", () =>
+    Effect.gen(function*() {
+      const gauge = { now: 0, max: 0, opened: 0 }
+      const servers = yield* Effect.forEach(
+        Array.from({ length: 5 }, (_, i) => `s${i}`),
+        (name) => Effect.map(FakeServer.make(Scenarios.demo), (server) => counted(server.config({ name }), gauge))
+      )
+      yield* McpClient.make({ servers, maxConcurrentConnects: 2 })
+      assert.strictEqual(gauge.opened, 5)
+      assert.strictEqual(gauge.max, 2, "two at a time")
+    }))
+
   it.scopedLive("a lazy server that cannot connect fails the calls sent to it, not make", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make(Scenarios.demo)

@@ -86,12 +86,19 @@ export const make = <R>(
       onToolDrift: options.onToolDrift,
       lazy: options.lazy
     }
-    // One server needs no concurrent loop: its fibers and bookkeeping are about 1.5 ms of a
+    // Eager servers connect here, all at once unless `maxConcurrentConnects` bounds it. One
+    // server needs no concurrent loop: its fibers and bookkeeping are about 1.5 ms of a
     // process's first connect (the first run of that code).
     const servers = yield* Effect.forEach(
       options.servers,
       (config) => ServerConnection.make(config, connectionOptions),
-      { concurrency: options.servers.length > 1 ? "unbounded" : undefined }
+      {
+        concurrency: options.servers.length <= 1
+          ? undefined
+          : options.lazy === true
+          ? "unbounded"
+          : options.maxConcurrentConnects ?? "unbounded"
+      }
     )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
     const naming = ToolNames.settingsOf(options.servers, options)

@@ -65,7 +65,10 @@ export interface FacadeOptions extends Omit<Target.TargetOptions, "name">, Resul
    * a server that cannot connect fails the calls sent to it. Added in 0.2.0.
    */
   readonly lazy?: boolean | undefined
-  /** With `lazy`, how many servers one call to every server connects at a time (default 16). */
+  /**
+   * How many servers connect at a time: with `lazy`, per call to every server (default 16);
+   * without, while `connect` connects them (default: all at once).
+   */
   readonly maxConcurrentConnects?: number | undefined
   /** Forces a transport instead of detecting one from the target. */
   readonly transport?: Target.TargetOptions["transport"]
