@@ -135,8 +135,6 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
       pending.push((entries, now) => change(entries, id, now))
       return lock.withPermits(1)(flush)
     })
-  // In place: `entries` is the flush's own copy. A full file gains an entry per write, so this
-  // runs on every write of a host connecting new servers: no array of pairs, no second object.
   const prune = (entries: Entries, now: number): Entries => {
     const kept = Object.keys(entries).filter((key) => EraCache.fresh(entries[key], now, maxAgeMs) !== undefined)
     if (kept.length <= MAX_ENTRIES) return pick(entries, kept)
