@@ -32,13 +32,13 @@ const MAX_ENTRIES = 1_000
 
 type Entries = Record<string, EraCache.Entry>
 
-// The entries of `from` under `keys`, copied key by key into a prototype-less object: a spread
+// The entries of `from`, copied key by key into a prototype-less object: a spread
 // or `Object.fromEntries` of a full file (a thousand keys) walks V8's hidden-class transitions,
 // ~6 ms each on a first run, where this copy takes ~0.4 ms; without a prototype, a key
 // "__proto__" stays a key.
-const pick = (from: Entries, keys: ReadonlyArray<string>): Entries => {
+const copy = (from: Entries): Entries => {
   const entries: Entries = Object.create(null)
-  for (const key of keys) entries[key] = from[key]!
+  for (const key of Object.keys(from)) entries[key] = from[key]!
   return entries
 }
 
@@ -124,7 +124,7 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
     const changes = pending
     pending = []
     return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([current, now]) => {
-      const entries = pick(current, Object.keys(current))
+      const entries = copy(current)
       let changed = false
       for (const change of changes) changed = change(entries, now) || changed
       return changed ? write(prune(entries, now)) : Effect.void
@@ -135,14 +135,22 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
       pending.push((entries, now) => change(entries, id, now))
       return lock.withPermits(1)(flush)
     })
+  // In place: `entries` is the flush's own copy (a second copy per write would walk a full file
+  // again on every write of a host connecting new servers).
   const prune = (entries: Entries, now: number): Entries => {
-    const kept = Object.keys(entries).filter((key) => EraCache.fresh(entries[key], now, maxAgeMs) !== undefined)
-    if (kept.length <= MAX_ENTRIES) return pick(entries, kept)
-    // The oldest go: everything no newer than the newest of the `over` oldest times (a full
-    // file gains an entry per write, so this runs often; sorting the times alone is cheap).
+    for (const key of Object.keys(entries)) {
+      if (EraCache.fresh(entries[key], now, maxAgeMs) === undefined) delete entries[key]
+    }
+    const kept = Object.keys(entries)
+    if (kept.length <= MAX_ENTRIES) return entries
+    // The oldest go: everything no newer than the newest of the `over` oldest times (sorting the
+    // times alone is cheap).
     const over = kept.length - MAX_ENTRIES
     const cutoff = Float64Array.from(kept, (key) => entries[key]!.at).sort()[over - 1]!
-    return pick(entries, kept.filter((key) => entries[key]!.at > cutoff))
+    for (const key of kept) {
+      if (entries[key]!.at <= cutoff) delete entries[key]
+    }
+    return entries
   }
   return {
     get: (key) =>
