@@ -314,10 +314,16 @@ export const acquireShared = (options: Options | undefined, lingerMs: number): S
 const builtOnFirstUse = (options: Options | undefined, scope: Scope.Scope): Service => {
   let built: Service | undefined
   const service = () => built ??= Effect.runSync(Scope.extend(make(options), scope))
+  // Once built, calls go straight to it: no suspend per validation on the call path.
   return {
     validate: (schema, instance, validateOptions) =>
-      Effect.suspend(() => service().validate(schema, instance, validateOptions)),
-    check: (schema, checkOptions) => Effect.suspend(() => service().check(schema, checkOptions)),
+      built !== undefined
+        ? built.validate(schema, instance, validateOptions)
+        : Effect.suspend(() => service().validate(schema, instance, validateOptions)),
+    check: (schema, checkOptions) =>
+      built !== undefined
+        ? built.check(schema, checkOptions)
+        : Effect.suspend(() => service().check(schema, checkOptions)),
     dialectOf: (schema) => service().dialectOf(schema)
   }
 }
