@@ -213,7 +213,7 @@ export const transportOf = (
           const request = HttpClientRequest.del(options.url).pipe(HttpClientRequest.setHeaders(State.headers(c)))
           return Fiber.join(runFork(
             Http.executeAuthorized(c.settings, request).pipe(
-              Effect.flatMap(State.discard),
+              Effect.flatMap(Http.discard),
               Effect.timeout(Defaults.SESSION_DELETE_TIMEOUT),
               Effect.ignore
             )

@@ -17,7 +17,7 @@ import * as Reply from "./postReply.js"
 import type { Id } from "./postReply.js"
 import * as SseBody from "./sseBody.js"
 import type { Connection } from "./streamableState.js"
-import { deliver, discard, get, parseEvent } from "./streamableState.js"
+import { deliver, get, parseEvent } from "./streamableState.js"
 
 // 400 too: servers without a GET stream answer it so (mcp-lite), and a retry never helps.
 const NO_STREAM = new Set([400, 404, 405, 406])
@@ -80,7 +80,7 @@ export const readExchange = (
       yield* Effect.sleep(Http.retryDelay(c.settings, retryMillis ?? c.serverRetry, Policies.sseReconnectDelay))
       const resumed = yield* Effect.either(get(c, lastEventId))
       if (resumed._tag === "Right" && resumed.right.status === 200) yield* read(resumed.right)
-      else if (resumed._tag === "Right") yield* discard(resumed.right)
+      else if (resumed._tag === "Right") yield* Http.discard(resumed.right)
     }
   })
 
@@ -106,7 +106,7 @@ export const listen = (
       const opened = yield* (pending ?? Effect.either(get(c, lastEventId)))
       pending = undefined
       if (opened._tag === "Right" && NO_STREAM.has(opened.right.status)) {
-        yield* discard(opened.right)
+        yield* Http.discard(opened.right)
         return yield* Effect.logDebug(`${c.settings.server}: no GET stream (HTTP ${opened.right.status})`)
       }
       if (opened._tag === "Right" && opened.right.status >= 200 && opened.right.status < 300) {
@@ -124,7 +124,7 @@ export const listen = (
           backpressure: c.sink.backpressure
         }).pipe(Effect.ignore)
       } else {
-        if (opened._tag === "Right") yield* discard(opened.right)
+        if (opened._tag === "Right") yield* Http.discard(opened.right)
         failures++
         if (Policies.getStreamGivesUp(failures)) {
           return yield* Effect.logWarning(

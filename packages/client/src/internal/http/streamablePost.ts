@@ -17,7 +17,7 @@ import * as Reply from "./postReply.js"
 import type { Id, Json } from "./postReply.js"
 import { readExchange } from "./streamableGet.js"
 import type { Connection } from "./streamableState.js"
-import { deliver, discard, expired, headers } from "./streamableState.js"
+import { deliver, expired, headers } from "./streamableState.js"
 
 /** The JSON-RPC error of a refusal's body (bounded), if it holds one. */
 const errorBody = (c: Connection, response: HttpClientResponse.HttpClientResponse) =>
@@ -61,7 +61,7 @@ const lostSession = (
   id: Id | undefined,
   method: string
 ): Effect.Effect<void, SendError> => {
-  if (response.status === 404) return Effect.zipRight(discard(response), Effect.fail(expired(c, method, id)))
+  if (response.status === 404) return Effect.zipRight(Http.discard(response), Effect.fail(expired(c, method, id)))
   return Effect.flatMap(errorBody(c, response), (body): Effect.Effect<void, SendError> => {
     if (!Reply.mentionsSession(body.error) || c.lost.unproven) return refusal(c, 400, id, method, body)
     c.lost.unproven = true
@@ -131,7 +131,7 @@ export const processReply = (
   // A 2026-07-28 response arrives on its POST or not at all.
   if (id !== undefined && !resumable) {
     return Effect.zipRight(
-      discard(response),
+      Http.discard(response),
       Effect.fail(missing(
         c,
         method,
@@ -141,7 +141,7 @@ export const processReply = (
       ))
     )
   }
-  return discard(response)
+  return Http.discard(response)
 }
 
 /**
@@ -172,7 +172,7 @@ export const post = (c: Connection, accept: string, message: Json, method: strin
       }),
       (response) =>
         response.status >= 500
-          ? Effect.zipRight(discard(response), Effect.fail(Http.transient(c.settings, method, response.status)))
+          ? Effect.zipRight(Http.discard(response), Effect.fail(Http.transient(c.settings, method, response.status)))
           : Effect.succeed(response)
     )
   )

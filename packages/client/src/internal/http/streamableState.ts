@@ -6,8 +6,6 @@
  * @internal
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type * as Effect from "effect/Effect"
 import { ConnectionError, SessionExpiredError } from "../../McpError.js"
 import type { SendHints, TransportSink } from "../../Transport.js"
 import * as Http from "./http.js"
@@ -115,9 +113,6 @@ export const parseEvent = (data: string): unknown => {
     return undefined
   }
 }
-
-/** Reads a little of a body nobody needs, so its connection can be reused. @internal */
-export const discard: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void> = Http.discard
 
 /** Opens (or resumes, after `lastEventId`) a GET stream. @internal */
 export const get = (c: Connection, lastEventId: string | undefined) =>
