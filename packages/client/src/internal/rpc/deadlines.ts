@@ -96,8 +96,7 @@ const join = (watcher: Watcher, peer: Watched, deadline: number, runFork: RunFor
   watcher.wakeAt = deadline
   watcher.fiber?.unsafeInterruptAsFork(FiberId.none)
   // Started on the scheduler, not inside the request's registration.
-  const fiber = runFork(Effect.suspend(() => loop(watcher)), { immediate: false })
-  watcher.fiber = fiber
+  watcher.fiber = runFork(Effect.suspend(() => loop(watcher)), { immediate: false })
 }
 
 const leave = (watcher: Watcher, peer: Watched) => {
