@@ -1,11 +1,14 @@
 /**
- * An `EraCache` kept in a JSON file, as `connect()` and the CLI keep it by default
+ * An `EraCache` kept in a file, as `connect()` and the CLI keep it by default
  * ({@link defaultPath}, beside the OAuth tokens): the era of each server is probed once, then
- * remembered across processes. The file is readable by its owner only (0600), written
- * atomically (a temporary file renamed over it), and holds no command line or URL: entries are
- * keyed by the SHA-256 digest of the key. A file that cannot be read or parsed counts as empty
- * (and is replaced by the next write); a failed write is logged at debug level and changes
- * nothing else: the connection probes as without a cache.
+ * remembered across processes. The file is readable by its owner only (0600) and holds no
+ * command line or URL: entries are keyed by the SHA-256 digest of the key. An era learnt is
+ * appended as one line, and the file is compacted into one JSON object (written to a temporary
+ * file renamed over it) once its appended lines outnumber that object's entries: a host
+ * connecting many new servers writes each once, not the whole file per server. A process reads
+ * only what was appended since its last read. A file or line that cannot be read or parsed
+ * counts as empty; a failed write is logged at debug level and changes nothing else: the
+ * connection probes as without a cache.
  *
  * @since 0.2.0
  */
@@ -16,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Path from "node:path"
 import { configDirectory } from "./internal/configDirectory.js"
+import * as EraFile from "./internal/eraFile.js"
 
 /**
  * Where the facade and the CLI keep eras by default: `mcp-effect/era.json` in the directory of
@@ -27,20 +31,10 @@ import { configDirectory } from "./internal/configDirectory.js"
  */
 export const defaultPath = (): string => Path.join(configDirectory(), "mcp-effect", "era.json")
 
-/** Entries kept at most: the oldest go first (a cache, not a registry). */
+/** Entries kept at most by a compaction: the oldest go first (a cache, not a registry). */
 const MAX_ENTRIES = 1_000
 
-type Entries = Record<string, EraCache.Entry>
-
-// The entries of `from`, copied key by key into a prototype-less object: a spread
-// or `Object.fromEntries` of a full file (a thousand keys) walks V8's hidden-class transitions,
-// ~6 ms each on a first run, where this copy takes ~0.4 ms; without a prototype, a key
-// "__proto__" stays a key.
-const copy = (from: Entries): Entries => {
-  const entries: Entries = Object.create(null)
-  for (const key of Object.keys(from)) entries[key] = from[key]!
-  return entries
-}
+type Change = readonly [digest: string, entry: EraCache.Entry | null]
 
 // Loaded when a cache is made, not when this module is: importing the facade loads neither, and
 // a connect's server process starts while they load.
@@ -49,7 +43,18 @@ let loading: ReturnType<typeof importModules> | undefined
 const load = () => loading ??= importModules()
 const modules = Effect.promise(load)
 
-type Modules = Awaited<ReturnType<typeof importModules>>
+type Fs = Awaited<ReturnType<typeof importModules>>[0]
+
+/** The file as far as this process has read it. */
+interface Known {
+  readonly ino: number
+  /** Bytes applied to `contents`: a later read starts here when the file only grew. */
+  consumed: number
+  /** Bytes and modification time seen when last read: unchanged, the file is not read again. */
+  size: number
+  mtimeMs: number
+  readonly contents: EraFile.Contents
+}
 
 let temporaries = 0
 
@@ -64,80 +69,67 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
-  // The file as last read or written, by its modification time and size: unchanged, it is not
-  // parsed again (a host connecting many servers reads it once per connect). Never mutated.
-  let known: { readonly mtimeMs: number; readonly size: number; readonly entries: Entries } | undefined
-  const remember = async (Fs: Modules[0], entries: Entries) => {
-    const stat = await Fs.stat(file)
-    known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
-  }
-  const readFile = async (Fs: Modules[0]): Promise<Entries> => {
-    try {
-      const stat = await Fs.stat(file)
-      if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries
-      const parsed: unknown = JSON.parse(await Fs.readFile(file, "utf8"))
-      const entries = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Entries : {}
-      known = { mtimeMs: stat.mtimeMs, size: stat.size, entries }
-      return entries
-    } catch {
-      return {}
-    }
-  }
-  const read: Effect.Effect<Entries> = Effect.flatMap(modules, ([Fs]) => Effect.promise(() => readFile(Fs)))
+  let known: Known | undefined
+  const reader = fileReader(file, () => known, (next) => (known = next))
   // Lookups at the same time (a host connecting many servers) share one read of the file.
-  let reading: Promise<Entries> | undefined
-  const readShared: Effect.Effect<Entries> = Effect.flatMap(
+  let reading: Promise<EraFile.Entries> | undefined
+  const readShared: Effect.Effect<EraFile.Entries> = Effect.flatMap(
     modules,
     ([Fs]) =>
       Effect.promise(() =>
-        reading ??= readFile(Fs).finally(() => {
+        reading ??= reader.read(Fs).finally(() => {
           reading = undefined
         })
       )
   )
-  const write = (entries: Entries) =>
+  const compact = async (Fs: Fs, now: number) => {
+    const entries = prune(await reader.read(Fs), now)
+    const text = EraFile.snapshot(entries)
+    await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
+    const temporary = `${file}.${process.pid}.${++temporaries}.tmp`
+    try {
+      await Fs.writeFile(temporary, text, { mode: 0o600 })
+      await Fs.chmod(temporary, 0o600)
+      await Fs.rename(temporary, file)
+    } catch (error) {
+      await Fs.rm(temporary, { force: true })
+      throw error
+    }
+    const stat = await Fs.stat(file)
+    const size = Buffer.byteLength(text)
+    const contents = { entries, snapshotKeys: Object.keys(entries).length, changes: 0 }
+    known = { ino: stat.ino, consumed: size, size, mtimeMs: stat.mtimeMs, contents }
+  }
+  const write = (changes: ReadonlyArray<Change>, now: number) =>
     Effect.flatMap(modules, ([Fs]) =>
       Effect.tryPromise(async () => {
-        await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
-        const temporary = `${file}.${process.pid}.${++temporaries}.tmp`
-        try {
-          await Fs.writeFile(temporary, JSON.stringify(entries), { mode: 0o600 })
-          await Fs.chmod(temporary, 0o600)
-          await Fs.rename(temporary, file)
-          await remember(Fs, entries)
-        } catch (error) {
-          await Fs.rm(temporary, { force: true })
-          throw error
-        }
+        await reader.append(Fs, changes)
+        if (known !== undefined && EraFile.shouldCompact(known.contents)) await compact(Fs, now)
       })).pipe(
         Effect.catchAll((error) => Effect.logDebug(`era cache ${file} not written: ${String(error.error)}`))
       )
-  // Read, change, write back: under a lock within this process; between processes the last
-  // writer wins, which costs at most one probe more. The changes that wait for the lock are
-  // written together, in order, by the next holder (one read and one write for a host that
-  // connects a thousand servers at once, not one each); each update returns once its change
-  // is written.
+  // Appended under a lock within this process; between processes appends of a line land whole,
+  // and a compaction is the last writer: what another process appended meanwhile costs a probe.
+  // The changes that wait for the lock are appended together, in order, by the next holder;
+  // each update returns once its change is written.
   const lock = Effect.unsafeMakeSemaphore(1)
-  let pending: Array<(entries: Entries, now: number) => boolean> = []
+  let pending: Array<readonly [digest: string, era: EraCache.Era | null]> = []
   const flush = Effect.suspend(() => {
     if (pending.length === 0) return Effect.void
-    const changes = pending
+    const batch = pending
     pending = []
-    return Effect.flatMap(Effect.all([read, Clock.currentTimeMillis]), ([current, now]) => {
-      const entries = copy(current)
-      let changed = false
-      for (const change of changes) changed = change(entries, now) || changed
-      return changed ? write(prune(entries, now)) : Effect.void
-    })
+    return Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => write(batch.map(([id, era]): Change => [id, era === null ? null : { era, at: now }]), now)
+    )
   })
-  const update = (key: string, change: (entries: Entries, id: string, now: number) => boolean) =>
+  const update = (key: string, era: EraCache.Era | null) =>
     Effect.flatMap(digest(key), (id) => {
-      pending.push((entries, now) => change(entries, id, now))
+      pending.push([id, era])
       return lock.withPermits(1)(flush)
     })
-  // In place: `entries` is the flush's own copy (a second copy per write would walk a full file
-  // again on every write of a host connecting new servers).
-  const prune = (entries: Entries, now: number): Entries => {
+  // In place: `entries` are the file's as read, about to become its snapshot.
+  const prune = (entries: EraFile.Entries, now: number): EraFile.Entries => {
     for (const key of Object.keys(entries)) {
       if (EraCache.fresh(entries[key], now, maxAgeMs) === undefined) delete entries[key]
     }
@@ -146,9 +138,10 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
     // The oldest go: everything no newer than the newest of the `over` oldest times (sorting the
     // times alone is cheap).
     const over = kept.length - MAX_ENTRIES
-    const cutoff = Float64Array.from(kept, (key) => entries[key]!.at).sort()[over - 1]!
+    const at = (key: string) => (entries[key] as EraCache.Entry).at
+    const cutoff = Float64Array.from(kept, at).sort()[over - 1]!
     for (const key of kept) {
-      if (entries[key]!.at <= cutoff) delete entries[key]
+      if (at(key) <= cutoff) delete entries[key]
     }
     return entries
   }
@@ -158,18 +151,95 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
         Effect.all([readShared, digest(key), Clock.currentTimeMillis]),
         ([entries, id, now]) => Object.hasOwn(entries, id) ? EraCache.fresh(entries[id], now, maxAgeMs) : undefined
       ),
-    set: (key, era) =>
-      update(key, (entries, id, now) => {
-        entries[id] = { era, at: now }
-        return true
-      }),
-    invalidate: (key) =>
-      update(key, (entries, id) => {
-        if (!Object.hasOwn(entries, id)) return false
-        delete entries[id]
-        return true
-      })
+    set: (key, era) => update(key, era),
+    invalidate: (key) => update(key, null)
   }
+}
+
+/**
+ * Reads the file (whole, or only what was appended since the last read) and appends to it,
+ * keeping `known` in step. Another read or append may move `known` while one is under way: each
+ * commits only if `known` is still where it started (else the next read catches up).
+ */
+const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (known: Known) => void) => {
+  const readWhole = async (Fs: Fs, ino: number, mtimeMs: number): Promise<EraFile.Entries> => {
+    const bytes = await Fs.readFile(file)
+    const contents = EraFile.empty()
+    const consumed = EraFile.apply(contents, bytes)
+    setKnown({ ino, consumed, size: bytes.byteLength, mtimeMs, contents })
+    return contents.entries
+  }
+  // What was appended after `from.consumed`; false when it does not start a record (the file
+  // was rewritten in place).
+  const readTail = async (Fs: Fs, from: Known, size: number, mtimeMs: number): Promise<boolean> => {
+    const start = from.consumed
+    const handle = await Fs.open(file, "r")
+    let tail: Buffer
+    try {
+      const buffer = Buffer.allocUnsafe(size - start)
+      tail = buffer.subarray(0, (await handle.read(buffer, 0, buffer.byteLength, start)).bytesRead)
+    } finally {
+      await handle.close()
+    }
+    if (!EraFile.startsRecord(tail)) return false
+    if (getKnown() === from && from.consumed === start) {
+      from.consumed = start + EraFile.apply(from.contents, tail)
+      from.size = start + tail.byteLength
+      from.mtimeMs = mtimeMs
+    }
+    return true
+  }
+  const read = async (Fs: Fs): Promise<EraFile.Entries> => {
+    try {
+      const stat = await Fs.stat(file)
+      const known = getKnown()
+      if (known === undefined || known.ino !== stat.ino) return await readWhole(Fs, stat.ino, stat.mtimeMs)
+      if (known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.contents.entries
+      if (stat.size > known.size && (await readTail(Fs, known, stat.size, stat.mtimeMs))) {
+        return getKnown()!.contents.entries
+      }
+      return await readWhole(Fs, stat.ino, stat.mtimeMs)
+    } catch {
+      return EraFile.empty().entries
+    }
+  }
+  const appendText = async (Fs: Fs, text: string) => {
+    try {
+      await Fs.appendFile(file, text, { mode: 0o600 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
+      await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
+      await Fs.appendFile(file, text, { mode: 0o600 })
+    }
+  }
+  // Appends `changes`; when they landed right after what was read, applies them to `known`
+  // without reading them back.
+  const append = async (Fs: Fs, changes: ReadonlyArray<Change>): Promise<void> => {
+    // Read once first: what is in the file counts towards its compaction.
+    if (getKnown() === undefined) await read(Fs)
+    const before = getKnown()
+    const at = before?.consumed
+    const complete = before !== undefined && before.consumed === before.size
+    const text = EraFile.changeRecords(changes)
+    await appendText(Fs, text)
+    const stat = await Fs.stat(file)
+    const bytes = Buffer.byteLength(text)
+    const now = getKnown()
+    if (before === undefined && now === undefined && stat.size === bytes) {
+      // This append made the file.
+      const contents = EraFile.empty()
+      EraFile.applyChanges(contents, changes)
+      setKnown({ ino: stat.ino, consumed: bytes, size: bytes, mtimeMs: stat.mtimeMs, contents })
+    } else if (
+      now !== undefined && now === before && complete && now.consumed === at && stat.ino === now.ino &&
+      stat.size === now.consumed + bytes
+    ) {
+      EraFile.applyChanges(now.contents, changes)
+      now.consumed = now.size = stat.size
+      now.mtimeMs = stat.mtimeMs
+    }
+  }
+  return { read, append }
 }
 
 /**

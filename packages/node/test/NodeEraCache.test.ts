@@ -11,6 +11,7 @@ import * as NodeEraCache from "@mcp-effect/node/NodeEraCache"
 import * as NodeMcpClient from "@mcp-effect/node/NodeMcpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -56,23 +57,97 @@ describe("NodeEraCache", () => {
       assert.deepStrictEqual(Fs.readdirSync(dir), ["era.json"])
     }))
 
-  it.scoped("a full file drops its oldest entries to take a new one", () =>
+  it.scoped("a full file drops its oldest entries when it is compacted", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = Path.join(dir, "era.json")
-      // 1,000 entries (the most kept), the oldest first, before the test clock's now (0).
+      // 1,000 entries (the most a compaction keeps), the oldest first, before the test clock's now (0).
       Fs.writeFileSync(
         file,
         JSON.stringify(
           Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, { era: "legacy", at: i - 1000 }]))
         )
       )
-      yield* NodeEraCache.make(file).set(KEY, "modern")
+      const cache = NodeEraCache.make(file)
+      const keys = Array.from({ length: 1000 }, (_, i) => EraCache.urlKey(`http://127.0.0.1:${3000 + i}/mcp`))
+      // As many changes as the snapshot has entries: the last one compacts the file.
+      yield* Effect.forEach(keys, (key) => cache.set(key, "modern"), { discard: true })
       const entries = JSON.parse(Fs.readFileSync(file, "utf8")) as Record<string, unknown>
       assert.strictEqual(Object.keys(entries).length, 1000)
       assert.notProperty(entries, "k0")
-      assert.property(entries, "k1")
-      assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), "modern")
+      assert.notProperty(entries, "k999")
+      assert.strictEqual(yield* NodeEraCache.make(file).get(keys[999]!), "modern")
+    }))
+
+  it.scoped("learning new eras appends: the file is rewritten only when its lines outnumber its entries", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const cache = NodeEraCache.make(file)
+      const keys = Array.from({ length: 300 }, (_, i) => EraCache.urlKey(`http://127.0.0.1:${4000 + i}/mcp`))
+      let rewrites = 0
+      let lastInode = -1
+      for (const key of keys) {
+        yield* cache.set(key, "legacy")
+        const inode = Fs.statSync(file).ino
+        if (inode !== lastInode) rewrites++
+        lastInode = inode
+      }
+      // Created once, then compacted at 64, 128 and 256 entries (one rename each): not once per era.
+      assert.isAtMost(rewrites, 4)
+      const fresh = NodeEraCache.make(file)
+      const eras = yield* Effect.forEach(keys, (key) => fresh.get(key))
+      assert.deepStrictEqual(eras, keys.map(() => "legacy"))
+      assert.deepStrictEqual(Fs.readdirSync(dir), ["era.json"])
+    }))
+
+  it.scoped("two caches on one file (two processes) see each other's eras, through compactions", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const first = NodeEraCache.make(file)
+      const second = NodeEraCache.make(file)
+      const keys = Array.from({ length: 300 }, (_, i) => EraCache.urlKey(`http://127.0.0.1:${5000 + i}/mcp`))
+      for (const [i, key] of keys.entries()) {
+        const [writer, reader] = i % 2 === 0 ? [first, second] : [second, first]
+        yield* writer.set(key, i % 3 === 0 ? "modern" : "legacy")
+        assert.strictEqual(yield* reader.get(key), i % 3 === 0 ? "modern" : "legacy")
+      }
+      yield* second.invalidate(keys[0]!)
+      assert.strictEqual(yield* first.get(keys[0]!), undefined)
+      const eras = yield* Effect.forEach(keys, (key) => NodeEraCache.make(file).get(key))
+      assert.deepStrictEqual(eras, keys.map((_, i) => i === 0 ? undefined : i % 3 === 0 ? "modern" : "legacy"))
+    }))
+
+  it.scoped("a line cut short (a writer that died) is skipped, and what follows it still counts", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const cache = NodeEraCache.make(file)
+      yield* cache.set(KEY, "legacy")
+      Fs.appendFileSync(file, "\n[\"cut-short\",{\"era\":\"mod")
+      assert.strictEqual(yield* cache.get(KEY), "legacy")
+      const other = EraCache.urlKey("http://127.0.0.1:6000/mcp")
+      yield* cache.set(other, "modern")
+      for (const reader of [cache, NodeEraCache.make(file)]) {
+        assert.strictEqual(yield* reader.get(KEY), "legacy")
+        assert.strictEqual(yield* reader.get(other), "modern")
+      }
+    }))
+
+  it.scoped("a file written by an earlier version (one JSON object) is read, then appended to", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const digest = Crypto.createHash("sha256").update(KEY).digest("base64url")
+      Fs.writeFileSync(file, JSON.stringify({ [digest]: { era: "modern", at: 0 } }), { mode: 0o600 })
+      const cache = NodeEraCache.make(file)
+      assert.strictEqual(yield* cache.get(KEY), "modern")
+      const other = EraCache.urlKey("http://127.0.0.1:6001/mcp")
+      yield* cache.set(other, "legacy")
+      const fresh = NodeEraCache.make(file)
+      assert.strictEqual(yield* fresh.get(KEY), "modern")
+      assert.strictEqual(yield* fresh.get(other), "legacy")
     }))
 
   it.scoped("a corrupt file counts as empty and is replaced by the next write", () =>
