@@ -143,6 +143,8 @@ const variantLabels: Record<typeof oursVariants[number], string> = {
 interface Cell {
   readonly text: string
   readonly behind: boolean
+  /** Ours worse than a peer that spoke another era in every paired round (information). */
+  readonly otherEra?: boolean
 }
 
 /** Which raw client matches the era ours negotiated in that round. */
@@ -161,6 +163,8 @@ interface Paired {
   readonly peerMeasured: number
   /** Rounds in which ours or the peer measured zero or less (no ratio). */
   readonly nonPositive: number
+  /** Whether, in every round with a ratio, the peer negotiated another era than ours (a dual-era server's spec). */
+  readonly otherEra: boolean
 }
 
 /** ours ÷ peer within each round (a peer that ran but has no such metric is not a failure). */
@@ -177,12 +181,18 @@ const pairedRatios = (
   let peerError = ""
   let peerMeasured = 0
   let nonPositive = 0
+  let sameEra = 0
   for (let round = 0; round < spec.rounds; round++) {
     const mine = runs.find((r) => r.client === ours && r.round === round)
     const peerName = peer === "raw" ? rawFor(spec, mine) : peer
     const theirs = runs.find((r) => r.client === peerName && r.round === round)
     const a = metricOf(mine, key)
     const b = metricOf(theirs, key)
+    if (
+      a !== undefined && b !== undefined && (spec.dualEraServer !== true || mine?.result.era === theirs?.result.era)
+    ) {
+      sameEra++
+    }
     if (a === undefined) oursFailed++
     if (b !== undefined) peerMeasured++
     if (b === undefined && theirs?.result.ok !== true) {
@@ -195,7 +205,7 @@ const pairedRatios = (
       else nonPositive++
     }
   }
-  return { ratios, oursFailed, peerFailed, peerError, peerMeasured, nonPositive }
+  return { ratios, oursFailed, peerFailed, peerError, peerMeasured, nonPositive, otherEra: sameEra === 0 }
 }
 
 const ratioCell = (
@@ -206,7 +216,7 @@ const ratioCell = (
   metric: RatioMetric
 ): Cell => {
   if (!spec.clients.includes(peer)) return { text: "-", behind: false }
-  const { nonPositive, oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(
+  const { nonPositive, otherEra, oursFailed, peerError, peerFailed, peerMeasured, ratios } = pairedRatios(
     spec,
     runs,
     ours,
@@ -225,10 +235,15 @@ const ratioCell = (
   let mark = ""
   if (peer === "raw") {
     if (metric.rawTarget !== undefined && r > metric.rawTarget) mark = ` >×${metric.rawTarget}`
+  } else if (worse && otherEra) {
+    // The peer spoke another era (SDK v1 and v2 legacy cannot speak 2026-07-28): the ratio
+    // weighs the server's cost of each era as much as the clients.
+    mark = " ≠era"
   } else if (worse) {
     mark = margin > 1.05 ? " BEHIND" : " behind?"
   }
-  return { text: `×${r.toFixed(2)}${mark}`, behind: peer !== "raw" && worse }
+  const lagging = peer !== "raw" && worse
+  return { text: `×${r.toFixed(2)}${mark}`, behind: lagging && !otherEra, otherEra: lagging && otherEra }
 }
 
 /** ours − peer within each round where both have the metric. */
@@ -296,6 +311,9 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
   const widths = [30, 15, 16, 16, 16, 16]
   console.log(`  ${row(["benchmark", "ours", "vs v1", "vs v2-legacy", "vs v2-auto", "vs raw (same era)"], widths)}`)
   const behind = new Map<string, Array<string>>()
+  const otherEra = new Map<string, Array<string>>()
+  const note = (into: Map<string, Array<string>>, key: string, line: string) =>
+    into.set(key, [...(into.get(key) ?? []), line])
   for (const { runs, spec } of results) {
     const variants = oursVariants.filter((ours) => spec.clients.includes(ours))
     // An indented metric belongs to the last one that is not.
@@ -309,13 +327,15 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
         console.log(
           `  ${row([label, variantLabels[ours], ...cells.map((c) => c.text)], widths)}`
         )
+        const key = metric.label.startsWith(" ") ? `${heading}, ${metric.label.trim()}` : metric.label
         const lagging = cells.flatMap((cell, i) =>
           cell.behind ? [`${comparedPeers[i]} ${cell.text.replace(" BEHIND", "").replace(" behind?", "?")}`] : []
         )
-        if (lagging.length > 0) {
-          const key = metric.label.startsWith(" ") ? `${heading}, ${metric.label.trim()}` : metric.label
-          behind.set(key, [...(behind.get(key) ?? []), `${ours} behind ${lagging.join(", ")}`])
-        }
+        if (lagging.length > 0) note(behind, key, `${ours} behind ${lagging.join(", ")}`)
+        const eras = cells.flatMap((cell, i) =>
+          cell.otherEra === true ? [`${comparedPeers[i]} ${cell.text.replace(" ≠era", "")}`] : []
+        )
+        if (eras.length > 0) note(otherEra, key, `${ours} behind ${eras.join(", ")}`)
       }
     }
   }
@@ -326,11 +346,19 @@ const printSummary = (results: ReadonlyArray<{ readonly spec: Spec; readonly run
     "  >×1.25: over the project's target of 1.25 × raw; '<peer> failed*': the peer failed every round (see its table)"
   )
   console.log("  n/a (≤ 0): ours or the peer measured zero or less in every round (RSS that fell during it): no ratio")
+  console.log(
+    "  ≠era: ours worse than a peer that negotiated another era in every round (SDK v1 and v2 legacy cannot speak"
+  )
+  console.log("  2026-07-28): the ratio weighs the server's cost of each era too; listed apart, as information")
   if (behind.size === 0) console.log("\n  ours is not behind any official client in any benchmark")
   else {
     console.log("\n  where ours is behind an official client (ours ÷ peer):")
     for (const [metric, lines] of behind) console.log(`    - ${`${metric}:`.padEnd(31)} ${lines.join("; ")}`)
     console.log("    (?: within 5 %, i.e. within noise)")
+  }
+  if (otherEra.size > 0) {
+    console.log("\n  where ours is worse than a peer that spoke another era (information, ours ÷ peer):")
+    for (const [metric, lines] of otherEra) console.log(`    - ${`${metric}:`.padEnd(31)} ${lines.join("; ")}`)
   }
 }
 

@@ -74,6 +74,12 @@ export interface Spec {
   readonly ratios: ReadonlyArray<RatioMetric>
   readonly targets?: ReadonlyArray<Target>
   readonly notes?: ReadonlyArray<string>
+  /**
+   * Against a dual-era server each client speaks its own era, and the server's cost differs by
+   * era: the summary lists ours being worse than a peer that spoke another era apart, as
+   * information (`parent.ts`).
+   */
+  readonly dualEraServer?: boolean
 }
 
 /** The per-call latency percentiles of a worker (`latency.ts`'s `tailMetrics`), in `unit`. */
@@ -144,6 +150,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
   // `dual`: the blob server answers server/discover too, so ours and v2-auto speak 2026-07-28.
   const httpLarge = (mib: number, reply: "json" | "sse", serverEra: "legacy" | "dual" = "legacy"): Spec => ({
     id: serverEra === "legacy" ? `large-http-${mib}mib-${reply}` : `large-http-2026-${mib}mib-${reply}`,
+    dualEraServer: serverEra === "dual",
     title: `Streamable HTTP ${mib} MiB blob result, ${reply === "json" ? "JSON" : "SSE"} reply (bench blob server, ${
       serverEra === "legacy" ? "2025-11-25" : "dual-era: ours and v2-auto on 2026-07-28"
     })`,
@@ -195,6 +202,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       : "dual-era SDK v2 server (ours, v2-auto: 2026-07-28)"
     return {
       id: `stdio-${steady ? "steady" : "echo"}${server === "fake" ? "" : "-2026"}`,
+      dualEraServer: server === "dual",
       title: steady
         ? `stdio sequential tools/call echo, steady state after ${warmup} warm-up calls, ${serverTitle}`
         : `stdio sequential tools/call echo, ${serverTitle}`,
@@ -265,6 +273,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
     {
       id: "http",
       title: "HTTP tools/call echo, 32 in flight (dual-era SDK v2 server on loopback) + warm connect",
+      dualEraServer: true,
       worker: "http",
       params: {
         calls: positiveInt("BENCH_HTTP_CALLS", quick ? 100 : 300),
@@ -335,6 +344,7 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
     {
       id: "stdio-connect",
       title: "stdio connect → first tools/list (dual-era SDK v2 server)",
+      dualEraServer: true,
       worker: "stdio-connect",
       // Each connect starts a server process (~0.45 s): two per round left the medians to one
       // busy moment (v1 "ahead" by 60 ms that six connects on an idle machine did not show).
