@@ -363,8 +363,9 @@ export const buildSpecs = (quick: boolean): ReadonlyArray<Spec> => {
       notes: [
         "connect / +list: from the client's connect call (it spawns the server) to connected / to the first",
         "tools/list answered, median of fresh connects after one warm-up; after ready: from the server's",
-        "'serving stdio' (a preloaded hook notes the time) to the first tools/list answered (v2-auto's",
-        "probe runs on a second, earlier server process: its total includes that one's start-up too)"
+        "'serving stdio' (a preloaded hook notes the time) to the first tools/list answered; not measured",
+        "when a connect starts two server processes (v2-auto probes on a first one: its total includes",
+        "that one's start-up too)"
       ]
     },
     {

@@ -271,9 +271,11 @@ const stdioConnect = async (client: ClientName, params: Params): Promise<WorkerR
   const dir = mkdtempSync(join(tmpdir(), "mcp-bench-"))
   const readyFile = join(dir, "ready")
   const endpoint = dualStdioWithReadyHook(readyFile)
-  const readyAt = () => {
+  // When one connect started more than one server process (SDK v2 in auto mode probes on a
+  // process of its own), "after the server was ready" has no single start: not measured.
+  const readyAt = (): number | undefined => {
     const lines = readFileSync(readyFile, "utf8").trim().split("\n")
-    return Number(lines[lines.length - 1])
+    return lines.length === 1 ? Number(lines[0]) : undefined
   }
   try {
     // Warm-up: loads and compiles the client's code; not measured.
@@ -295,13 +297,18 @@ const stdioConnect = async (client: ClientName, params: Params): Promise<WorkerR
       await within(session.listTools(), CALL_TIMEOUT_MS, "tools/list")
       const done = epochMs()
       listMs.push(performance.now() - started)
-      afterReadyMs.push(done - readyAt())
+      const ready = readyAt()
+      if (ready !== undefined) afterReadyMs.push(done - ready)
       await closeQuietly(session)
     }
     return {
       ok: true,
       era,
-      metrics: { connectMs: median(connectMs), firstListMs: median(listMs), afterReadyMs: median(afterReadyMs) }
+      metrics: {
+        connectMs: median(connectMs),
+        firstListMs: median(listMs),
+        ...afterReadyMs.length === 0 ? {} : { afterReadyMs: median(afterReadyMs) }
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
