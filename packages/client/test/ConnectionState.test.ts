@@ -56,7 +56,11 @@ const flaky = (server: FakeServer.FakeServer, extra: Partial<ServerConfig> = {})
  * The fake server's config whose transports log their opening and their teardown, which waits
  * for `released` as a stdio transport waits for its process's exit.
  */
-const slowTeardown = (server: FakeServer.FakeServer, released: Deferred.Deferred<void>, extra: Partial<ServerConfig>) => {
+const slowTeardown = (
+  server: FakeServer.FakeServer,
+  released: Deferred.Deferred<void>,
+  extra: Partial<ServerConfig>
+) => {
   const base = server.config({ name: "slow" })
   const log: Array<string> = []
   let opened = 0
