@@ -11,6 +11,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -49,6 +50,38 @@ const flaky = (server: FakeServer.FakeServer, extra: Partial<ServerConfig> = {})
         : base.transport(sink, name)
   }
   return { config, refusals }
+}
+
+/**
+ * The fake server's config whose transports log their opening and their teardown, which waits
+ * for `released` as a stdio transport waits for its process's exit.
+ */
+const slowTeardown = (
+  server: FakeServer.FakeServer,
+  released: Deferred.Deferred<void>,
+  extra: Partial<ServerConfig>
+) => {
+  const base = server.config({ name: "slow" })
+  const log: Array<string> = []
+  let opened = 0
+  const config: ServerConfig = {
+    ...base,
+    ...extra,
+    transport: (sink, name) =>
+      Effect.gen(function*() {
+        const n = ++opened
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => log.push(`teardown ${n} starts`)).pipe(
+            Effect.zipRight(Deferred.await(released)),
+            Effect.zipRight(Effect.sync(() => log.push(`teardown ${n} done`)))
+          )
+        )
+        const transport = yield* base.transport(sink, name)
+        log.push(`open ${n}`)
+        return transport
+      })
+  }
+  return { config, log }
 }
 
 const connect = (config: ServerConfig) =>
@@ -131,6 +164,43 @@ describe("ConnectionState", () => {
         "Reconnecting(2, connection refused)",
         "Failed(connection refused)"
       ])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("supervised: a dead session's teardown does not hold back the next opening; the close waits for it", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const released = yield* Deferred.make<void>()
+      const { config, log } = slowTeardown(server, released, { reconnect: { initialDelay: "1 second" } })
+      const { scope, seen } = yield* connect(config)
+      yield* server.crash
+      for (let i = 0; i < 10 && seen.length < 4; i++) yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(seen, ["Connecting", demo, "Reconnecting(1, server crashed)", demo])
+      // Opened while the dead one's teardown still waits.
+      assert.deepStrictEqual(log.filter((line) => !line.endsWith("starts")), ["open 1", "open 2"])
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      assert.isTrue(Option.isNone(yield* Fiber.poll(closing)))
+      yield* Deferred.succeed(released, undefined)
+      yield* Fiber.join(closing)
+      assert.deepStrictEqual(log.filter((line) => !line.endsWith("starts")), [
+        "open 1",
+        "open 2",
+        "teardown 1 done",
+        "teardown 2 done"
+      ])
+    }))
+
+  it.effect("a live session re-opened on purpose is torn down before the next one opens", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const released = yield* Deferred.make<void>()
+      yield* Deferred.succeed(released, undefined)
+      const { config, log } = slowTeardown(server, released, {})
+      const { connection, scope } = yield* connect(config)
+      yield* connection.setRoots([{ uri: "file:///work", name: "work" }])
+      yield* connection.listTools()
+      assert.deepStrictEqual(log, ["open 1", "teardown 1 starts", "teardown 1 done", "open 2"])
       yield* Scope.close(scope, Exit.void)
     }))
 

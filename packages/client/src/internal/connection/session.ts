@@ -109,7 +109,12 @@ export const make = <R>(
         // No longer live before its scope closes: its peer's close is no death.
         const old = current.session
         current.session = undefined
-        yield* Scope.close(old.scope, Exit.void)
+        // A dead session's teardown (a stdio process's exit awaited, its pipes drained) runs beside
+        // the next opening: nothing of it is needed there, and a server killed under load comes back
+        // that much sooner. It runs in the connection's scope, whose close waits for it. A live
+        // session (re-opened on purpose) goes first: its process may hold what the next one needs.
+        if (old.peer.isOpen()) yield* Scope.close(old.scope, Exit.void)
+        else yield* Effect.forkIn(Effect.uninterruptible(Scope.close(old.scope, Exit.void)), parentScope)
         cache.clear()
       }
       const opened = yield* choice.open

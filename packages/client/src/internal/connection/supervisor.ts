@@ -41,12 +41,18 @@ export const make = (options: {
   let attempts = 0
   let lastCause: ConnectError | undefined
   let supervising = false
+  // Each traced session's end: a dead one is ended here when re-opened, its teardown (which ends
+  // it otherwise) then running beside the next opening (`session.ts`).
+  const ends = tracing === undefined
+    ? undefined
+    : new WeakMap<Session, (cause: ConnectError | undefined) => Effect.Effect<void>>()
 
-  const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
-    Effect.flatMap(
-      current.session !== undefined && !current.session.peer.isOpen()
-        ? current.session.peer.closed
-        : Effect.succeed(lastCause),
+  const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() => {
+    const dead = current.session !== undefined && !current.session.peer.isOpen() ? current.session : undefined
+    return Effect.flatMap(
+      dead === undefined
+        ? Effect.succeed(lastCause)
+        : Effect.tap(dead.peer.closed, (cause) => ends?.get(dead)?.(cause) ?? Effect.void),
       (cause) =>
         Effect.zipRight(
           state.set(
@@ -55,7 +61,7 @@ export const make = (options: {
           tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
         )
     )
-  ).pipe(
+  }).pipe(
     Effect.tapBoth({
       onSuccess: (s) =>
         Effect.suspend(() => {
@@ -112,6 +118,7 @@ export const make = (options: {
       // Runs before the peer's own finalizers: a peer closed by then died. (Without a tracer
       // there is no session metric to end: no finalizer.)
       if (tracing !== undefined) {
+        ends?.set(s, end)
         yield* Effect.addFinalizer(() =>
           Effect.flatMap(s.peer.isOpen() ? Effect.succeed(undefined) : s.peer.closed, end)
         )
