@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
@@ -121,8 +121,9 @@ export const make = <R>(options: {
         if (!peer.isOpen()) runFork(Effect.flatMap(peer.closed, died), { immediate: false })
         return opened
       }).pipe(
-        Scope.extend(scope),
-        Effect.provide(context),
+        // The scope and the connection's context in one `provide` (a second one sets and restores
+        // the fiber's context again, copying its refs each time).
+        Effect.provide(Context.add(context, Scope.Scope, scope)),
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
       )
     })
