@@ -71,14 +71,22 @@ export const transport = (
   // What this server's connections remember of its lost-session 400s (State.LostSessions).
   const lost = { warned: false, unproven: false }
   return (sink, server) =>
-    Effect.flatMap(
-      Effect.promise(loadConnection),
-      (connection) => connection.transportOf(options, mode, lost)(sink, server)
-    )
+    connectionCode !== undefined
+      ? connectionCode.transportOf(options, mode, lost)(sink, server)
+      : Effect.flatMap(
+        Effect.promise(loadConnection),
+        (connection) => connection.transportOf(options, mode, lost)(sink, server)
+      )
 }
 
-/** The connection's code, loaded with the first Streamable HTTP or plain HTTP connection. */
-const loadConnection = () => import("./internal/http/streamable.js")
+/**
+ * The connection's code, loaded with the first Streamable HTTP or plain HTTP connection; once
+ * loaded, later connections take it as it is (an `import()` per connect is a module-map look-up
+ * and a turn of the event loop).
+ */
+let connectionCode: typeof import("./internal/http/streamable.js") | undefined
+const loadConnection = () =>
+  import("./internal/http/streamable.js").then((connection) => connectionCode = connection)
 
 /**
  * A server configuration for a Streamable HTTP server. A `url` that is not http(s) (`ftp://…`,
