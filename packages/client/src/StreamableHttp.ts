@@ -18,6 +18,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as EraCache from "./EraCache.js"
 import type * as Http from "./internal/http/http.js"
+import type * as StreamableConnection from "./internal/http/streamable.js"
 import * as Masked from "./internal/masked.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -84,9 +85,8 @@ export const transport = (
  * loaded, later connections take it as it is (an `import()` per connect is a module-map look-up
  * and a turn of the event loop).
  */
-let connectionCode: typeof import("./internal/http/streamable.js") | undefined
-const loadConnection = () =>
-  import("./internal/http/streamable.js").then((connection) => connectionCode = connection)
+let connectionCode: typeof StreamableConnection | undefined
+const loadConnection = () => import("./internal/http/streamable.js").then((connection) => connectionCode = connection)
 
 /**
  * A server configuration for a Streamable HTTP server. A `url` that is not http(s) (`ftp://…`,

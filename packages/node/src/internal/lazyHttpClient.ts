@@ -118,8 +118,7 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
 
 // The client module once loaded, for the clients built after (see `loadedNow`).
 let undiciHttpClientModule: typeof UndiciHttpClientModule | undefined
-const importUndiciHttpClient = () =>
-  import("./undiciHttpClient.js").then((module) => undiciHttpClientModule = module)
+const importUndiciHttpClient = () => import("./undiciHttpClient.js").then((module) => undiciHttpClientModule = module)
 
 const layerOf = <E>(
   dispatcher: "scoped" | "global",
