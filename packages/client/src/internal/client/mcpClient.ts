@@ -89,18 +89,20 @@ export const make = <R>(
     }
     // Eager servers connect here, all at once unless `maxConcurrentConnects` bounds it. One
     // server needs no concurrent loop: its fibers and bookkeeping are about 1.5 ms of a
-    // process's first connect (the first run of that code).
-    const servers = yield* Effect.forEach(
-      options.servers,
-      (config) => ServerConnection.make(config, connectionOptions),
-      {
-        concurrency: options.servers.length <= 1
-          ? undefined
-          : options.lazy === true
-          ? "unbounded"
-          : options.maxConcurrentConnects ?? "unbounded"
-      }
-    )
+    // process's first connect (the first run of that code), and one server no loop at all.
+    const servers = options.servers.length === 1
+      ? [yield* ServerConnection.make(options.servers[0]!, connectionOptions)]
+      : yield* Effect.forEach(
+        options.servers,
+        (config) => ServerConnection.make(config, connectionOptions),
+        {
+          concurrency: options.servers.length === 0
+            ? undefined
+            : options.lazy === true
+            ? "unbounded"
+            : options.maxConcurrentConnects ?? "unbounded"
+        }
+      )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
     const naming = ToolNames.settingsOf(options.servers, options)
     const router = routerOf(
