@@ -42,19 +42,17 @@ export const make = (options: {
   let lastCause: ConnectError | undefined
   let supervising = false
 
-  const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
-    Effect.flatMap(
-      current.session !== undefined && !current.session.peer.isOpen()
-        ? current.session.peer.closed
-        : Effect.succeed(lastCause),
-      (cause) =>
-        Effect.zipRight(
-          state.set(
-            everReady ? ConnectionState.Reconnecting({ attempt: ++attempts, cause }) : ConnectionState.Connecting()
-          ),
-          tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
-        )
+  const openAfter = (cause: ConnectError | undefined) =>
+    Effect.zipRight(
+      state.set(
+        everReady ? ConnectionState.Reconnecting({ attempt: ++attempts, cause }) : ConnectionState.Connecting()
+      ),
+      tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
     )
+  const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() =>
+    current.session !== undefined && !current.session.peer.isOpen()
+      ? Effect.flatMap(current.session.peer.closed, openAfter)
+      : openAfter(lastCause)
   ).pipe(
     Effect.tapBoth({
       onSuccess: (s) =>
