@@ -22,7 +22,7 @@ const discover = {
   resultType: "complete",
   ttlMs: 3_600_000,
   cacheScope: "public",
-  _meta: { "io.modelcontextprotocol/serverInfo": { name: "counts", version: "1.0.0" } }
+  _meta: { "io.modelcontextprotocol/serverInfo": { name: "counts", version: "1.0.0" } },
 };
 const headers = (record) => Object.entries(record).flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
 const bodyText = async (body) => {
@@ -64,7 +64,7 @@ globalThis[Symbol.for("undici.globalDispatcher.1")] = {
   off() {
     return this;
   },
-  emit() {}
+  emit() {},
 };
 
 class Counter extends Supervisor.AbstractSupervisor {
@@ -89,7 +89,7 @@ const connect = async (counter) => {
   if (counter !== undefined) {
     build = build.pipe(
       Effect.supervised(counter),
-      Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
+      Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision)),
     );
   }
   const client = Context.get(await Effect.runPromise(build), McpClient.McpClient);
