@@ -7,8 +7,9 @@ const program = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "program
 
 // The CPU of a warm connect varies by half between runs on a shared machine; the run-loop steps
 // and fibers of one do not (a fake undici dispatcher, in a process of its own). The bound holds
-// what docs/performance.md's warm-connect rows removed (523 steps per connect before them, 404 after).
-const MAX_STEPS = 420
+// what docs/performance.md's warm-connect rows removed (523 steps per connect before them, 404 after;
+// undoing any one of them but the smallest crosses it). A new Effect version may move the count.
+const MAX_STEPS = 410
 
 describe("warm Streamable HTTP connect", () => {
   it("takes a bounded number of run-loop steps and fibers, the same every time [node-only: undici's global dispatcher, faked]", async () => {
