@@ -18,6 +18,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as EraCache from "./EraCache.js"
 import type * as Http from "./internal/http/http.js"
+import type * as StreamableConnection from "./internal/http/streamable.js"
 import * as Masked from "./internal/masked.js"
 import { httpUrlError } from "./internal/url.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -71,14 +72,21 @@ export const transport = (
   // What this server's connections remember of its lost-session 400s (State.LostSessions).
   const lost = { warned: false, unproven: false }
   return (sink, server) =>
-    Effect.flatMap(
-      Effect.promise(loadConnection),
-      (connection) => connection.transportOf(options, mode, lost)(sink, server)
-    )
+    connectionCode !== undefined
+      ? connectionCode.transportOf(options, mode, lost)(sink, server)
+      : Effect.flatMap(
+        Effect.promise(loadConnection),
+        (connection) => connection.transportOf(options, mode, lost)(sink, server)
+      )
 }
 
-/** The connection's code, loaded with the first Streamable HTTP or plain HTTP connection. */
-const loadConnection = () => import("./internal/http/streamable.js")
+/**
+ * The connection's code, loaded with the first Streamable HTTP or plain HTTP connection; once
+ * loaded, later connections take it as it is (an `import()` per connect is a module-map look-up
+ * and a turn of the event loop).
+ */
+let connectionCode: typeof StreamableConnection | undefined
+const loadConnection = () => import("./internal/http/streamable.js").then((connection) => connectionCode = connection)
 
 /**
  * A server configuration for a Streamable HTTP server. A `url` that is not http(s) (`ftp://…`,

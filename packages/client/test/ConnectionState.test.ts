@@ -231,4 +231,68 @@ describe("ConnectionState", () => {
       assert.sameMembers(seen, ["one: Connecting", "one: Ready", "two: Connecting", "two: Ready"])
       assert.deepStrictEqual(client.servers.map((s) => s.currentState()._tag), ["Ready", "Ready"])
     }))
+
+  it.effect("openings take turns: waiters take the session opened, a failed opening is tried again, an interrupted waiter blocks nobody", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make(Scenarios.demo)
+      const base = server.config({ name: "gated" })
+      const gauge = { now: 0, max: 0, opened: 0, refusals: 0 }
+      let gate = yield* Deferred.make<void>()
+      const config: ServerConfig = {
+        ...base,
+        transport: (sink, name) =>
+          Effect.gen(function*() {
+            gauge.now++
+            gauge.opened++
+            gauge.max = Math.max(gauge.max, gauge.now)
+            yield* Effect.ensuring(Deferred.await(gate), Effect.sync(() => gauge.now--))
+            if (gauge.refusals > 0) {
+              gauge.refusals--
+              return yield* new ConnectionError({ server: name, message: "connection refused" })
+            }
+            return yield* base.transport(sink, name)
+          })
+      }
+      const scope = yield* Scope.make()
+      const connection = yield* ServerConnection.make(config, {
+        clientInfo: { name: "test-client", version: "1.0.0" },
+        onNotification: () => {},
+        lazy: true
+      }).pipe(Scope.extend(scope))
+      const settle = Effect.forEach(Array.from({ length: 10 }), () => Effect.yieldNow(), { discard: true })
+
+      // Three at once: one opening; the other two wait and take its session.
+      const first = yield* Effect.forEach([1, 2, 3], () => Effect.fork(Effect.either(connection.connect)))
+      yield* settle
+      assert.strictEqual(gauge.opened, 1)
+      yield* Deferred.succeed(gate, undefined)
+      const results = yield* Effect.forEach(first, Fiber.join)
+      assert.isTrue(results.every((r) => r._tag === "Right"))
+      assert.deepStrictEqual([gauge.opened, gauge.max], [1, 1])
+
+      // The server dies; two at once again, the first opening refused: the waiter opens in turn.
+      yield* server.crash
+      yield* settle
+      gate = yield* Deferred.make<void>()
+      gauge.refusals = 1
+      const second = yield* Effect.forEach([1, 2], () => Effect.fork(Effect.either(connection.connect)))
+      yield* settle
+      assert.strictEqual(gauge.opened, 2)
+      // A third waiter, interrupted while it waits.
+      const interrupted = yield* Effect.fork(connection.connect)
+      yield* settle
+      yield* Fiber.interrupt(interrupted)
+      yield* Deferred.succeed(gate, undefined)
+      const [refused, opened] = yield* Effect.forEach(second, Fiber.join)
+      assert.strictEqual(refused?._tag, "Left")
+      assert.strictEqual(opened?._tag, "Right")
+      assert.deepStrictEqual([gauge.opened, gauge.max], [3, 1])
+
+      // Nothing is left holding the lock: the next opening (after another death) goes through.
+      yield* server.crash
+      yield* settle
+      yield* connection.connect
+      assert.deepStrictEqual([gauge.opened, gauge.max], [4, 1])
+      yield* Scope.close(scope, Exit.void)
+    }))
 })

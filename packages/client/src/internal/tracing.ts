@@ -7,7 +7,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -61,18 +61,18 @@ export const make = (
   options: Telemetry.Options,
   perServer: boolean | undefined
 ): Effect.Effect<Tracing | undefined> =>
-  Effect.gen(function*() {
-    if (options.tracing === false) return undefined
-    const tracer = yield* Effect.tracer
-    if (options.tracing !== true) {
-      if (tracer === builtIn || !(yield* FiberRef.get(FiberRef.currentTracerEnabled))) return undefined
-    }
-    return {
+  // Read in one step of the fiber (no generator): most connections have no tracer to look at.
+  options.tracing === false ? Effect.succeed(undefined) : Effect.withFiberRuntime((fiber) => {
+    const tracer = Context.get(fiber.currentDefaultServices, Tracer.Tracer)
+    if (
+      options.tracing !== true && (tracer === builtIn || !fiber.getFiberRef(FiberRef.currentTracerEnabled))
+    ) return Effect.succeed(undefined)
+    return Effect.succeed({
       tracer,
       propagate: perServer ?? options.propagateTraceContext ?? true,
       server,
-      clock: yield* Effect.clock
-    }
+      clock: Context.get(fiber.currentDefaultServices, Clock.Clock)
+    })
   })
 
 const isHttpKind = (kind: TransportKind) => kind === "streamable_http" || kind === "http" || kind === "sse"

@@ -62,7 +62,7 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
   const loadUndici = () =>
     Promise.all([
       import("@effect/platform-node/Undici"),
-      import("./undiciHttpClient.js"),
+      importUndiciHttpClient(),
       network === undefined ? undefined : import("./proxyAgent.js")
     ]).then(
       ([{ default: Undici }, undiciHttpClient, ProxyAgent]) => {
@@ -83,15 +83,26 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
       }
     )
   // The global dispatcher without the undici package when Node's own undici provides it.
+  const nodeGlobal = () => dispatcher === "global" && network === undefined ? NodeUndici.globalDispatcher() : undefined
   const load = () => {
     if (loading !== undefined) return loading
-    const global = dispatcher === "global" && network === undefined ? NodeUndici.globalDispatcher() : undefined
+    const global = nodeGlobal()
     return loading = global === undefined
       ? loadUndici()
-      : import("./undiciHttpClient.js").then((undiciHttpClient) => settle(undiciHttpClient, global, undefined))
+      : importUndiciHttpClient().then((undiciHttpClient) => settle(undiciHttpClient, global, undefined))
+  }
+  // A client built after the module was loaded (by any client) settles on its first request at
+  // once: no `import()` and no turn of the event loop per client.
+  const loadedNow = (): Postprocess | undefined => {
+    if (loaded !== undefined || loading !== undefined || undiciHttpClientModule === undefined) return loaded
+    const global = nodeGlobal()
+    return global === undefined ? undefined : settle(undiciHttpClientModule, global, undefined)
   }
   const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-    (request) => loaded !== undefined ? loaded(request) : Effect.flatMap(Effect.promise(load), (send) => send(request)),
+    (request) => {
+      const send = loadedNow()
+      return send !== undefined ? send(request) : Effect.flatMap(Effect.promise(load), (send) => send(request))
+    },
     Effect.succeed
   )
   // Every path of the client (the platform's undici client included) leaves content codings on.
@@ -104,6 +115,10 @@ export const make = (dispatcher: "scoped" | "global" | Undici.Dispatcher, settin
     }
   }
 }
+
+// The client module once loaded, for the clients built after (see `loadedNow`).
+let undiciHttpClientModule: typeof UndiciHttpClientModule | undefined
+const importUndiciHttpClient = () => import("./undiciHttpClient.js").then((module) => undiciHttpClientModule = module)
 
 const layerOf = <E>(
   dispatcher: "scoped" | "global",

@@ -16,10 +16,11 @@ import * as McpClient from "@mcp-effect/client/McpClient"
 import type { ConfigError, ConnectError } from "@mcp-effect/client/McpError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as NodeChildProcess from "../NodeChildProcess.js"
 import type { NetworkOptions } from "../UndiciHttpClient.js"
 import * as LazyHttpClient from "./lazyHttpClient.js"
@@ -40,27 +41,31 @@ export const context = (
   dispatcher: "scoped" | "global",
   network?: NetworkOptions
 ): Effect.Effect<Context.Context<Services>, ConfigError, Scope.Scope> =>
-  Effect.map(
-    // One acquisition for everything the services hold: the dispatcher (when scoped) and a use of
-    // the shared JSON Schema worker (output schemas are validated in a worker with a hard
-    // deadline, so a hostile pattern cannot hang the host; one worker serves every client).
-    Effect.acquireRelease(
-      Effect.map(Effect.suspend(() => Network.settings(network)), (settings) => ({
-        http: LazyHttpClient.make(dispatcher, settings),
-        jsonSchema: nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
-      })),
-      ({ http, jsonSchema }) =>
-        Effect.suspend(() => {
-          nodeJsonSchema.releaseShared(jsonSchema)
-          return Effect.promise(http.release)
-        })
-    ),
-    ({ http, jsonSchema }) =>
-      Context.make(HttpClientTag, http.client).pipe(
-        Context.add(ChildProcessSpawner, spawner),
-        Context.add(JsonSchema.JsonSchema, jsonSchema.service)
+  // One acquisition for everything the services hold: the dispatcher (when scoped) and a use of
+  // the shared JSON Schema worker (output schemas are validated in a worker with a hard
+  // deadline, so a hostile pattern cannot hang the host; one worker serves every client). Its
+  // release is a finalizer of the scope itself, not `acquireRelease`'s, which copies the fiber's
+  // refs for it (twice) per client built.
+  Effect.uninterruptible(Effect.flatMap(Effect.scope, (scope) =>
+    Effect.suspend(() => {
+      const settings = Network.settings(network)
+      if (Either.isLeft(settings)) return Effect.fail(settings.left)
+      const http = LazyHttpClient.make(dispatcher, settings.right)
+      const jsonSchema = nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
+      return Effect.as(
+        Scope.addFinalizer(
+          scope,
+          Effect.suspend(() => {
+            nodeJsonSchema.releaseShared(jsonSchema)
+            return Effect.promise(http.release)
+          })
+        ),
+        Context.make(HttpClientTag, http.client).pipe(
+          Context.add(ChildProcessSpawner, spawner),
+          Context.add(JsonSchema.JsonSchema, jsonSchema.service)
+        )
       )
-  )
+    })))
 
 /** @internal */
 export type Services = ChildProcessSpawner | HttpClient.HttpClient | JsonSchema.JsonSchema
@@ -86,10 +91,8 @@ export const clientLayer = (
 ): Layer.Layer<McpClient.McpClient, ConnectError | ConfigError> =>
   Layer.scoped(
     McpClient.McpClient,
-    Effect.zipRight(
-      minimumLogLevel === undefined
-        ? Effect.void
-        : Effect.locallyScoped(FiberRef.currentMinimumLogLevel, minimumLogLevel),
+    withMinimumLogLevel(
+      minimumLogLevel,
       Effect.flatMap(context(dispatcher, network), (services) =>
         Effect.provide(
           McpClient.make(options),
@@ -97,6 +100,9 @@ export const clientLayer = (
         ))
     )
   )
+
+const withMinimumLogLevel = <A, E, R>(level: LogLevel.LogLevel | undefined, effect: Effect.Effect<A, E, R>) =>
+  level === undefined ? effect : Effect.zipRight(Effect.locallyScoped(FiberRef.currentMinimumLogLevel, level), effect)
 
 const withOptional = <S, I, A>(services: Context.Context<S>, tag: Context.Tag<I, A>, value: A | undefined) =>
   value === undefined ? services : Context.add(services, tag, value)

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Root } from "../../Handlers.js"
 import * as JsonSchema from "../../JsonSchema.js"
@@ -64,7 +64,8 @@ export const make = <R>(
     const jsonSchema = Option.isSome(provided) ? provided.value : yield* JsonSchema.make()
     // Whole results kept by `overflow: "handle"`: one store for every server, emptied on close.
     const resultStore = ResultLimits.makeStore(options.maxResultHandles ?? ResultLimits.MAX_HANDLES)
-    yield* Effect.addFinalizer(() => Effect.sync(resultStore.clear))
+    // A finalizer of the scope itself, not `Effect.addFinalizer`, which copies the fiber's refs for it.
+    yield* Scope.addFinalizer(yield* Effect.scope, Effect.sync(resultStore.clear))
     const connectionOptions: ServerConnection.Options = {
       resultLimits: options,
       resultStore,
@@ -88,18 +89,20 @@ export const make = <R>(
     }
     // Eager servers connect here, all at once unless `maxConcurrentConnects` bounds it. One
     // server needs no concurrent loop: its fibers and bookkeeping are about 1.5 ms of a
-    // process's first connect (the first run of that code).
-    const servers = yield* Effect.forEach(
-      options.servers,
-      (config) => ServerConnection.make(config, connectionOptions),
-      {
-        concurrency: options.servers.length <= 1
-          ? undefined
-          : options.lazy === true
-          ? "unbounded"
-          : options.maxConcurrentConnects ?? "unbounded"
-      }
-    )
+    // process's first connect (the first run of that code), and one server no loop at all.
+    const servers = options.servers.length === 1
+      ? [yield* ServerConnection.make(options.servers[0]!, connectionOptions)]
+      : yield* Effect.forEach(
+        options.servers,
+        (config) => ServerConnection.make(config, connectionOptions),
+        {
+          concurrency: options.servers.length === 0
+            ? undefined
+            : options.lazy === true
+            ? "unbounded"
+            : options.maxConcurrentConnects ?? "unbounded"
+        }
+      )
     // Lazy servers connect on their first request: one to every server connects them in bounds.
     const naming = ToolNames.settingsOf(options.servers, options)
     const router = routerOf(

@@ -9,6 +9,7 @@
  * @internal
  */
 import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -153,68 +154,82 @@ export interface Core extends Shared, SessionAccess, RequestPath {}
 
 /** The settings read from the config and the options, and the empty shared state. @internal */
 export const makeShared = <R>(config: ServerConfig<R>, options: Options): Effect.Effect<Shared> =>
-  Effect.map(
-    Effect.all([
-      Effect.clock,
-      Tracing.make(config.name, options, config.propagateTraceContext),
-      FiberRef.get(FiberRef.currentMinimumLogLevel),
-      State.make(options.onStateChange && ((state) => options.onStateChange?.(config.name, state))),
-      Effect.serviceOption(CacheStore)
-    ]),
-    ([clock, tracing, minimumLogLevel, state, cacheStore]) => {
-      // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
-      // gets a hidden class of its own, or a dictionary, per connection.
-      const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
-      const declared = options.extensions ?? []
-      const extensions = declared.length === 0
-        ? {}
-        : { extensions: Object.fromEntries(declared.map((id) => [id, {}])) }
-      // A fixed value needs no effect per request.
-      const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
-        ? {}
-        : Effect.isEffect(options.requestMeta)
-        ? undefined
-        : options.requestMeta
-      const identity: { -readonly [K in keyof Protocol.ClientIdentity]: Protocol.ClientIdentity[K] } = {
-        clientInfo: options.clientInfo,
-        capabilities: {},
-        legacyCapabilities: {}
-      }
-      const redeclare = () => {
-        identity.capabilities = Object.assign(Handlers.capabilities(handlers, "modern"), extensions)
-        identity.legacyCapabilities = Handlers.capabilities(handlers, "legacy")
-      }
-      redeclare()
-      return {
-        server: config.name,
-        options: Object.assign({}, options, { handlers }),
-        defaultTimeoutMs: config.readTimeout === undefined
-          ? Defaults.REQUEST_TIMEOUT_MS
-          : Duration.toMillis(Duration.decode(config.readTimeout)),
-        maxPages: options.maxPages ?? Limits.MAX_PAGES,
-        tasksDeclared: declared.includes(Extensions.TASKS),
-        toolAllowed: ToolFilter.compile(config.tools),
-        resultLimits: ResultLimits.configured(config, options.resultLimits),
-        resultStore: options.resultStore ?? ResultLimits.makeStore(),
-        toolPin: config.pin,
-        identity,
-        fixedHostMeta,
-        hostMeta: fixedHostMeta === undefined
-          ? options.requestMeta as Effect.Effect<Record<string, unknown>>
-          : Effect.succeed(fixedHostMeta),
-        logLevel: { current: undefined },
-        clock,
-        cache: ResultCache.make(),
-        // Shared under what names the server wherever it runs (its URL, its command line).
-        shared: Option.isSome(cacheStore)
-          ? SharedResults.make(cacheStore.value, config.eraCacheKey ?? `name ${config.name}`)
-          : undefined,
-        listens: new Map(),
-        tracing,
-        debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),
-        state,
-        handlers,
-        redeclare
-      }
-    }
-  )
+  // What it reads of the fiber, read in one step (an `Effect.all` of them was some 25 run-loop
+  // steps per connection).
+  Effect.flatMap(Tracing.make(config.name, options, config.propagateTraceContext), (tracing) =>
+    Effect.clockWith((clock) =>
+      Effect.withFiberRuntime((fiber) => {
+        const minimumLogLevel = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
+        const cacheStore = Context.getOption(fiber.currentContext, CacheStore)
+        const state = State.unsafeMake(
+          options.onStateChange && ((state) =>
+            options.onStateChange?.(config.name, state))
+        )
+        return Effect.succeed(shared(config, options, clock, tracing, minimumLogLevel, state, cacheStore))
+      })
+    ))
+
+const shared = <R>(
+  config: ServerConfig<R>,
+  options: Options,
+  clock: Clock.Clock,
+  tracing: Tracing.Tracing | undefined,
+  minimumLogLevel: LogLevel.LogLevel,
+  state: State.State,
+  cacheStore: Option.Option<CacheStore["Type"]>
+): Shared => {
+  // A data property `setRoots` replaces, not a getter: a literal with a getter (and spreads)
+  // gets a hidden class of its own, or a dictionary, per connection.
+  const handlers: Shared["handlers"] = Object.assign({}, options.handlers)
+  const declared = options.extensions ?? []
+  const extensions = declared.length === 0
+    ? {}
+    : { extensions: Object.fromEntries(declared.map((id) => [id, {}])) }
+  // A fixed value needs no effect per request.
+  const fixedHostMeta: Record<string, unknown> | undefined = options.requestMeta === undefined
+    ? {}
+    : Effect.isEffect(options.requestMeta)
+    ? undefined
+    : options.requestMeta
+  const identity: { -readonly [K in keyof Protocol.ClientIdentity]: Protocol.ClientIdentity[K] } = {
+    clientInfo: options.clientInfo,
+    capabilities: {},
+    legacyCapabilities: {}
+  }
+  const redeclare = () => {
+    identity.capabilities = Object.assign(Handlers.capabilities(handlers, "modern"), extensions)
+    identity.legacyCapabilities = Handlers.capabilities(handlers, "legacy")
+  }
+  redeclare()
+  return {
+    server: config.name,
+    options: Object.assign({}, options, { handlers }),
+    defaultTimeoutMs: config.readTimeout === undefined
+      ? Defaults.REQUEST_TIMEOUT_MS
+      : Duration.toMillis(Duration.decode(config.readTimeout)),
+    maxPages: options.maxPages ?? Limits.MAX_PAGES,
+    tasksDeclared: declared.includes(Extensions.TASKS),
+    toolAllowed: ToolFilter.compile(config.tools),
+    resultLimits: ResultLimits.configured(config, options.resultLimits),
+    resultStore: options.resultStore ?? ResultLimits.makeStore(),
+    toolPin: config.pin,
+    identity,
+    fixedHostMeta,
+    hostMeta: fixedHostMeta === undefined
+      ? options.requestMeta as Effect.Effect<Record<string, unknown>>
+      : Effect.succeed(fixedHostMeta),
+    logLevel: { current: undefined },
+    clock,
+    cache: ResultCache.make(),
+    // Shared under what names the server wherever it runs (its URL, its command line).
+    shared: Option.isSome(cacheStore)
+      ? SharedResults.make(cacheStore.value, config.eraCacheKey ?? `name ${config.name}`)
+      : undefined,
+    listens: new Map(),
+    tracing,
+    debugRequests: LogLevel.lessThanEqual(minimumLogLevel, LogLevel.Debug),
+    state,
+    handlers,
+    redeclare
+  }
+}

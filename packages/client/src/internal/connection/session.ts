@@ -64,16 +64,32 @@ export const make = <R>(
       return state.set(ConnectionState.Closed())
     })
     const reusable = (s: Session | undefined): s is Session => s !== undefined && !current.stale && s.peer.isOpen()
-    // Openings take turns under a lock that exists only while one runs or waits: an idle
-    // connection keeps no semaphore (its closures are heap per connection).
+    // Openings take turns under a lock. An opening that finds none running or waiting takes it
+    // by counting (a semaphore's permit and its `ensuring` were some 30 run-loop steps of every
+    // connect); a semaphore exists only while others wait: made with no permit free, it gets one
+    // when that opening ends. An idle connection keeps none (its closures are heap per connection).
     let lock: Effect.Semaphore | undefined
     let lockUsers = 0
+    const releaseAlone = Effect.suspend(() => {
+      if (--lockUsers === 0 || lock === undefined) {
+        lock = undefined
+        return Effect.void
+      }
+      return lock.release(1)
+    })
     const underLock = <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.suspend(() => {
-        lock ??= Effect.unsafeMakeSemaphore(1)
+      Effect.uninterruptibleMask((restore) => {
+        if (lockUsers === 0) {
+          lockUsers = 1
+          return Effect.matchCauseEffect(restore(effect), {
+            onFailure: (cause) => Effect.zipRight(releaseAlone, Effect.failCause(cause)),
+            onSuccess: (a) => Effect.as(releaseAlone, a)
+          })
+        }
+        lock ??= Effect.unsafeMakeSemaphore(0)
         lockUsers++
         return Effect.ensuring(
-          lock.withPermits(1)(effect),
+          restore(lock.withPermits(1)(effect)),
           Effect.sync(() => {
             if (--lockUsers === 0) lock = undefined
           })

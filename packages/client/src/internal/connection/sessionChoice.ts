@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
@@ -64,9 +64,8 @@ export const make = <R>(options: {
 
   // The era is remembered for the life of the connection; a reopen after a failure probes again.
   const openWith = (candidate: number) =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.fork(options.sessionsScope, ExecutionStrategy.sequential)
-      return yield* Effect.gen(function*() {
+    Effect.flatMap(Scope.fork(options.sessionsScope, ExecutionStrategy.sequential), (scope) =>
+      Effect.gen(function*() {
         const { kind: candidateKind, transport: factory } = candidates[candidate]!
         // The transport itself, for the telemetry attributes (address, session id) and a handshake's failure.
         let transport: Transport | undefined
@@ -121,11 +120,11 @@ export const make = <R>(options: {
         if (!peer.isOpen()) runFork(Effect.flatMap(peer.closed, died), { immediate: false })
         return opened
       }).pipe(
-        Scope.extend(scope),
-        Effect.provide(context),
+        // The scope and the connection's context in one `provide` (a second one sets and restores
+        // the fiber's context again, copying its refs each time).
+        Effect.provide(Context.add(context, Scope.Scope, scope)),
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
-      )
-    })
+      ))
 
   const open = Effect.gen(function*() {
     const order = chosen !== undefined ? [chosen] : candidates.map((_, i) => i)

@@ -47,19 +47,20 @@ export const make = (options: {
     ? undefined
     : new WeakMap<Session, (cause: ConnectError | undefined) => Effect.Effect<void>>()
 
+  const openAfter = (cause: ConnectError | undefined) =>
+    Effect.zipRight(
+      state.set(
+        everReady ? ConnectionState.Reconnecting({ attempt: ++attempts, cause }) : ConnectionState.Connecting()
+      ),
+      tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
+    )
   const open: Effect.Effect<Session, ConnectError> = Effect.suspend(() => {
     const dead = current.session !== undefined && !current.session.peer.isOpen() ? current.session : undefined
+    if (dead === undefined) return openAfter(lastCause)
+    const end = ends?.get(dead)
     return Effect.flatMap(
-      dead === undefined
-        ? Effect.succeed(lastCause)
-        : Effect.tap(dead.peer.closed, (cause) => ends?.get(dead)?.(cause) ?? Effect.void),
-      (cause) =>
-        Effect.zipRight(
-          state.set(
-            everReady ? ConnectionState.Reconnecting({ attempt: ++attempts, cause }) : ConnectionState.Connecting()
-          ),
-          tracing === undefined ? openSession : Tracing.connect(tracing, openSession, (s) => s.attributes ?? {})
-        )
+      end === undefined ? dead.peer.closed : Effect.tap(dead.peer.closed, end),
+      openAfter
     )
   }).pipe(
     Effect.tapBoth({
