@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { writeHeapSnapshot } from "node:v8"
 import type { ClientName, Endpoint } from "./common.js"
 import {
   blobServer,
@@ -319,24 +320,28 @@ const idle = async (client: ClientName, params: Params): Promise<WorkerResult> =
   const server = params.transport === "stdio" ? undefined : await startHttpServer()
   const endpoint: Endpoint = server === undefined ? fakeStdio : { kind: "http", url: server.url }
   const sessions: Array<Session> = []
-  const settle = async () => {
+  // BENCH_HEAP_SNAPSHOT=PREFIX writes PREFIX-before/-after.heapsnapshot (read them with `heap-retainers.js`).
+  const prefix = process.env.BENCH_HEAP_SNAPSHOT
+  const settle = async (when: "before" | "after") => {
     await new Promise((resolve) => setTimeout(resolve, 200))
     gc()
     gc()
-    return { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
+    const reading = { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
+    if (prefix !== undefined) writeHeapSnapshot(`${prefix}-${client}-${when}.heapsnapshot`)
+    return reading
   }
   try {
     const warm = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
     sessions.push(warm)
     await warm.listTools()
-    const before = await settle()
+    const before = await settle("before")
     let era = warm.era
     for (let i = 0; i < n; i++) {
       const session = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
       sessions.push(session)
       era = session.era
     }
-    const after = await settle()
+    const after = await settle("after")
     return {
       ok: true,
       era,

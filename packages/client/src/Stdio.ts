@@ -8,10 +8,12 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { ChildProcessSpawner } from "./ChildProcess.js"
 import type { ChildProcess, ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
@@ -123,6 +125,20 @@ const silentError = (
     ...(stderr !== undefined ? { stderr } : {})
   })
 
+/** Stdin closed, then SIGTERM, then SIGKILL, each waiting up to `timeout` for the exit. */
+const shutdown = (proc: ChildProcess, server: string, timeout: Duration.Duration) =>
+  Effect.gen(function*() {
+    // Each bounded wait interruptible, for its timeout to work wherever this runs (finalizers are uninterruptible).
+    const exitedWithin = Effect.isSuccess(Effect.timeout(Effect.interruptible(proc.exited), timeout))
+    proc.endInput()
+    if (yield* exitedWithin) return
+    proc.kill("SIGTERM")
+    if (yield* exitedWithin) return
+    yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
+    proc.kill("SIGKILL")
+    yield* exitedWithin
+  })
+
 const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
 
 /**
@@ -145,8 +161,8 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       LogLevel.Debug
     )
 
+    const scope = yield* Effect.scope
     const noise = StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)
-    yield* Effect.addFinalizer(() => noise.flush)
     const decoder = makeLineDecoder(options.maxMessageBytes ?? Limits.MAX_STDIO_MESSAGE_BYTES, {
       onValue: sink.onMessage,
       onMalformed: noise.onMalformed
@@ -209,30 +225,29 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     )
     spawned = proc
 
-    // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
-    // uninterruptible: each bounded wait must be made interruptible for its timeout to work.
-    const exitedWithin = Effect.isSuccess(Effect.timeout(Effect.interruptible(proc.exited), shutdownTimeout))
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        proc.endInput()
-        if (yield* exitedWithin) return
-        proc.kill("SIGTERM")
-        if (yield* exitedWithin) return
-        yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
-        proc.kill("SIGKILL")
-        yield* exitedWithin
+    // Whether the transport is closing: the process's exit is then no crash.
+    let closing = false
+    const onExit = (status: ExitStatus) => {
+      if (closing) return
+      decoder.end()
+      sink.onClose(exitError(server, status, tail?.lines()))
+    }
+
+    // Runs before the spawner's own release (finalizers run in reverse), then logs the stdout
+    // noise still counted. A finalizer of the scope itself, built when it runs and forked with the
+    // transport's runtime: it sees the refs of the opening (its clock, its logger) as under
+    // `Effect.addFinalizer`, which keeps a copy of them per connection.
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.suspend(() => {
+        closing = true
+        return Fiber.join(runFork(Effect.ensuring(shutdown(proc, server, shutdownTimeout), noise.flush)))
       })
     )
 
-    yield* proc.exited.pipe(
-      Effect.flatMap((status) =>
-        Effect.sync(() => {
-          decoder.end()
-          sink.onClose(exitError(server, status, tail?.lines()))
-        })
-      ),
-      Effect.forkScoped
-    )
+    // The spawner calls back on exit; one that cannot is waited on by a fiber of the scope.
+    if (proc.onExit !== undefined) proc.onExit(onExit)
+    else yield* Effect.forkScoped(Effect.flatMap(proc.exited, (status) => Effect.sync(() => onExit(status))))
 
     // Built when first needed: an idle connection keeps no error (nor its stack) around.
     let closedError: ConnectionError | undefined

@@ -10,11 +10,12 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as ChildProcessNode from "node:child_process"
 
-const spawn = (options: SpawnOptions) =>
-  Effect.acquireRelease(
-    Effect.async<{ child: ChildProcessNode.ChildProcess; exited: Deferred.Deferred<ExitStatus> }, Error>((resume) => {
+const start = (options: SpawnOptions) =>
+  Effect.async<{ proc: ChildProcess; release: () => void }, Error>(
+    (resume) => {
       const child = ChildProcessNode.spawn(options.command, [...options.args], {
         cwd: options.cwd,
         env: childEnvironment(process.env, options),
@@ -24,21 +25,52 @@ const spawn = (options: SpawnOptions) =>
         windowsHide: true
       })
       const exited = Deferred.unsafeMake<ExitStatus>(FiberId.none)
+      let status: ExitStatus | undefined
+      let listener: ((status: ExitStatus) => void) | undefined
+      const exit = (code: number | null, signal: string | null) => {
+        if (status !== undefined) return
+        status = { code, signal }
+        Deferred.unsafeDone(exited, Effect.succeed(status))
+        listener?.(status)
+      }
       child.stdout!.on("data", options.onStdout)
       child.stderr?.on("data", options.onStderr)
       // A server that exits while we write must not crash the host with EPIPE.
       child.stdin!.on("error", () => {})
-      child.on("close", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed({ code, signal })))
+      child.on("close", exit)
       child.once("error", (error) => {
-        Deferred.unsafeDone(exited, Effect.succeed({ code: null, signal: null }))
+        exit(null, null)
         resume(Effect.fail(error))
       })
-      child.once("spawn", () => resume(Effect.succeed({ child, exited })))
-    }),
-    ({ child, exited }) =>
-      Effect.flatMap(Deferred.isDone(exited), (done) =>
-        done ? Effect.void : Effect.sync(() => killGroup(child, "SIGKILL")))
+      const proc: ChildProcess = {
+        pid: child.pid,
+        write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
+        endInput: () => void child.stdin!.end(),
+        kill: (signal) => killGroup(child, signal),
+        exited: Deferred.await(exited),
+        pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume()),
+        onExit: (f) => {
+          if (status === undefined) listener = f
+          else f(status)
+        }
+      }
+      const release = () => {
+        if (status === undefined) killGroup(child, "SIGKILL")
+      }
+      child.once("spawn", () => resume(Effect.succeed({ proc, release })))
+    }
   )
+
+// A finalizer of the scope itself, not `Effect.acquireRelease`, whose `Effect.addFinalizer`
+// keeps a copy of the opening fiber's refs per process.
+const spawn = (options: SpawnOptions) =>
+  Effect.flatMap(Effect.scope, (scope) =>
+    Effect.uninterruptible(
+      Effect.flatMap(
+        start(options),
+        ({ proc, release }) => Effect.as(Scope.addFinalizer(scope, Effect.sync(release)), proc)
+      )
+    ))
 
 const killGroup = (child: ChildProcessNode.ChildProcess, signal: "SIGTERM" | "SIGKILL") => {
   try {
@@ -53,14 +85,4 @@ const killGroup = (child: ChildProcessNode.ChildProcess, signal: "SIGTERM" | "SI
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<ChildProcessSpawner> = Layer.succeed(ChildProcessSpawner, {
-  spawn: (options) =>
-    Effect.map(spawn(options), ({ child, exited }): ChildProcess => ({
-      pid: child.pid,
-      write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
-      endInput: () => void child.stdin!.end(),
-      kill: (signal) => killGroup(child, signal),
-      exited: Deferred.await(exited),
-      pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume())
-    }))
-})
+export const layer: Layer.Layer<ChildProcessSpawner> = Layer.succeed(ChildProcessSpawner, { spawn })
