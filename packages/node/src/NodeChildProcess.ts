@@ -13,53 +13,65 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as ChildProcessNode from "node:child_process"
 
-const start = (options: SpawnOptions) =>
-  Effect.async<{ proc: ChildProcess; release: () => void }, Error>(
-    (resume) => {
-      const child = ChildProcessNode.spawn(options.command, [...options.args], {
-        cwd: options.cwd,
-        env: childEnvironment(process.env, options),
-        stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
-        // Its own process group, so shutdown reaches the grandchildren a wrapper (npx, sh) starts.
-        detached: process.platform !== "win32",
-        windowsHide: true
-      })
-      const exited = Deferred.unsafeMake<ExitStatus>(FiberId.none)
-      let status: ExitStatus | undefined
-      let listener: ((status: ExitStatus) => void) | undefined
-      const exit = (code: number | null, signal: string | null) => {
-        if (status !== undefined) return
-        status = { code, signal }
-        Deferred.unsafeDone(exited, Effect.succeed(status))
-        listener?.(status)
-      }
-      child.stdout!.on("data", options.onStdout)
-      child.stderr?.on("data", options.onStderr)
-      // A server that exits while we write must not crash the host with EPIPE.
-      child.stdin!.on("error", () => {})
-      child.on("close", exit)
-      child.once("error", (error) => {
-        exit(null, null)
-        resume(Effect.fail(error))
-      })
-      const proc: ChildProcess = {
-        pid: child.pid,
-        write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
-        endInput: () => void child.stdin!.end(),
-        kill: (signal) => killGroup(child, signal),
-        exited: Deferred.await(exited),
-        pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume()),
-        onExit: (f) => {
-          if (status === undefined) listener = f
-          else f(status)
-        }
-      }
-      const release = () => {
-        if (status === undefined) killGroup(child, "SIGKILL")
-      }
-      child.once("spawn", () => resume(Effect.succeed({ proc, release })))
+/**
+ * The process as the transport sees it, its exit delivered to `exited` and to the `onExit`
+ * listener. Made apart from the spawn's callbacks: a closure sharing their scope would keep the
+ * opening fiber (through `resume`) for the life of the process.
+ */
+const processOf = (child: ChildProcessNode.ChildProcess) => {
+  const exited = Deferred.unsafeMake<ExitStatus>(FiberId.none)
+  let status: ExitStatus | undefined
+  let listener: ((status: ExitStatus) => void) | undefined
+  const exit = (code: number | null, signal: string | null) => {
+    if (status !== undefined) return
+    status = { code, signal }
+    Deferred.unsafeDone(exited, Effect.succeed(status))
+    listener?.(status)
+  }
+  child.on("close", exit)
+  child.on("error", () => exit(null, null))
+  const proc: ChildProcess = {
+    pid: child.pid,
+    write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
+    endInput: () => void child.stdin!.end(),
+    kill: (signal) => killGroup(child, signal),
+    exited: Deferred.await(exited),
+    pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume()),
+    onExit: (f) => {
+      if (status === undefined) listener = f
+      else f(status)
     }
-  )
+  }
+  const release = () => {
+    if (status === undefined) killGroup(child, "SIGKILL")
+  }
+  return { proc, release }
+}
+
+const ignore = () => {}
+
+const start = (options: SpawnOptions) =>
+  Effect.async<ReturnType<typeof processOf>, Error>((resume) => {
+    const child = ChildProcessNode.spawn(options.command, [...options.args], {
+      cwd: options.cwd,
+      env: childEnvironment(process.env, options),
+      stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
+      // Its own process group, so shutdown reaches the grandchildren a wrapper (npx, sh) starts.
+      detached: process.platform !== "win32",
+      windowsHide: true
+    })
+    child.stdout!.on("data", options.onStdout)
+    child.stderr?.on("data", options.onStderr)
+    // A server that exits while we write must not crash the host with EPIPE.
+    child.stdin!.on("error", ignore)
+    const made = processOf(child)
+    const failed = (error: Error) => resume(Effect.fail(error))
+    child.once("error", failed)
+    child.once("spawn", () => {
+      child.off("error", failed)
+      resume(Effect.succeed(made))
+    })
+  })
 
 // A finalizer of the scope itself, not `Effect.acquireRelease`, whose `Effect.addFinalizer`
 // keeps a copy of the opening fiber's refs per process.
