@@ -150,7 +150,7 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
 export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink, server) =>
   Effect.gen(function*() {
     const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? Defaults.STDIO_SHUTDOWN_TIMEOUT)
-    const runtime = yield* Effect.runtime<never>()
+    const runtime = sink.runtime ?? (yield* Effect.runtime<never>())
     const runFork = Runtime.runFork(runtime)
     const spawner = yield* ChildProcessSpawner
     // The log fibers run at this runtime's minimum level: when it drops Debug, stderr is drained

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as NodeChildProcess from "../NodeChildProcess.js"
 import type { NetworkOptions } from "../UndiciHttpClient.js"
 import * as LazyHttpClient from "./lazyHttpClient.js"
@@ -44,17 +44,26 @@ export const context = (
     // One acquisition for everything the services hold: the dispatcher (when scoped) and a use of
     // the shared JSON Schema worker (output schemas are validated in a worker with a hard
     // deadline, so a hostile pattern cannot hang the host; one worker serves every client).
-    Effect.acquireRelease(
+    // Released by a finalizer of the scope itself, not `Effect.acquireRelease`, whose
+    // `Effect.addFinalizer` keeps a copy of the fiber's refs per client.
+    Effect.uninterruptible(Effect.flatMap(
       Effect.map(Effect.suspend(() => Network.settings(network)), (settings) => ({
         http: LazyHttpClient.make(dispatcher, settings),
         jsonSchema: nodeJsonSchema.acquireShared(undefined, nodeJsonSchema.defaultLingerMs)!
       })),
-      ({ http, jsonSchema }) =>
-        Effect.suspend(() => {
-          nodeJsonSchema.releaseShared(jsonSchema)
-          return Effect.promise(http.release)
-        })
-    ),
+      (acquired) =>
+        Effect.flatMap(Effect.scope, (scope) =>
+          Effect.as(
+            Scope.addFinalizer(
+              scope,
+              Effect.suspend(() => {
+                nodeJsonSchema.releaseShared(acquired.jsonSchema)
+                return Effect.promise(acquired.http.release)
+              })
+            ),
+            acquired
+          ))
+    )),
     ({ http, jsonSchema }) =>
       Context.make(HttpClientTag, http.client).pipe(
         Context.add(ChildProcessSpawner, spawner),

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Root } from "../../Handlers.js"
 import * as JsonSchema from "../../JsonSchema.js"
@@ -64,7 +64,8 @@ export const make = <R>(
     const jsonSchema = Option.isSome(provided) ? provided.value : yield* JsonSchema.make()
     // Whole results kept by `overflow: "handle"`: one store for every server, emptied on close.
     const resultStore = ResultLimits.makeStore(options.maxResultHandles ?? ResultLimits.MAX_HANDLES)
-    yield* Effect.addFinalizer(() => Effect.sync(resultStore.clear))
+    // A finalizer of the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs.
+    yield* Scope.addFinalizer(yield* Effect.scope, Effect.sync(resultStore.clear))
     const connectionOptions: ServerConnection.Options = {
       resultLimits: options,
       resultStore,
