@@ -162,10 +162,12 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     )
 
     const scope = yield* Effect.scope
-    const noise = StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)
+    // Made with the first line that is not a message: most servers never write one.
+    let noise: StdoutNoise.StdoutNoise | undefined
     const decoder = makeLineDecoder(options.maxMessageBytes ?? Limits.MAX_STDIO_MESSAGE_BYTES, {
       onValue: sink.onMessage,
-      onMalformed: noise.onMalformed
+      onMalformed: (reason, bytes, excerpt) =>
+        (noise ??= StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)).onMalformed(reason, bytes, excerpt)
     })
     // Whether the process wrote anything to stdout: a handshake that failed in silence is then explained.
     let heard = false
@@ -241,7 +243,8 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       scope,
       Effect.suspend(() => {
         closing = true
-        return Fiber.join(runFork(Effect.ensuring(shutdown(proc, server, shutdownTimeout), noise.flush)))
+        const stopped = shutdown(proc, server, shutdownTimeout)
+        return Fiber.join(runFork(noise === undefined ? stopped : Effect.ensuring(stopped, noise.flush)))
       })
     )
 
