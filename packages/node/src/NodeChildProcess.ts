@@ -6,9 +6,7 @@
  */
 import { childEnvironment, ChildProcessSpawner } from "@mcp-effect/client/ChildProcess"
 import type { ChildProcess, ExitStatus, SpawnOptions } from "@mcp-effect/client/ChildProcess"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as ChildProcessNode from "node:child_process"
@@ -19,15 +17,25 @@ import * as ChildProcessNode from "node:child_process"
  * opening fiber (through `resume`) for the life of the process.
  */
 const processOf = (child: ChildProcessNode.ChildProcess) => {
-  const exited = Deferred.unsafeMake<ExitStatus>(FiberId.none)
   let status: ExitStatus | undefined
   let listener: ((status: ExitStatus) => void) | undefined
+  // The fibers waiting on `exited` (the shutdown's, a fallback watcher's): a set made when one
+  // waits, not a `Deferred` (on Node 20, each of those gets a hidden class of its own).
+  let waiters: Set<(status: ExitStatus) => void> | undefined
   const exit = (code: number | null, signal: string | null) => {
     if (status !== undefined) return
     status = { code, signal }
-    Deferred.unsafeDone(exited, Effect.succeed(status))
     listener?.(status)
+    if (waiters !== undefined) { for (const waiter of waiters) waiter(status) }
+    waiters = undefined
   }
+  const exited = Effect.async<ExitStatus>((resume) => {
+    if (status !== undefined) return resume(Effect.succeed(status))
+    const waiter = (status: ExitStatus) => resume(Effect.succeed(status))
+    waiters ??= new Set()
+    waiters.add(waiter)
+    return Effect.sync(() => void waiters?.delete(waiter))
+  })
   child.on("close", exit)
   child.on("error", () => exit(null, null))
   const proc: ChildProcess = {
@@ -35,7 +43,7 @@ const processOf = (child: ChildProcessNode.ChildProcess) => {
     write: (text) => child.stdin!.writable && (child.stdin!.write(text), true),
     endInput: () => void child.stdin!.end(),
     kill: (signal) => killGroup(child, signal),
-    exited: Deferred.await(exited),
+    exited,
     pauseStdout: (paused) => void (paused ? child.stdout!.pause() : child.stdout!.resume()),
     onExit: (f) => {
       if (status === undefined) listener = f
