@@ -96,9 +96,9 @@ export const clientLayer = (
   Layer.scoped(
     McpClient.McpClient,
     Effect.zipRight(
-      minimumLogLevel === undefined
-        ? Effect.void
-        : Effect.locallyScoped(FiberRef.currentMinimumLogLevel, minimumLogLevel),
+      // Set for the rest of the build (what the layer hands on): `Effect.locallyScoped` would
+      // restore it at close, a no-op, and keep a copy of the fiber's refs per client to do so.
+      minimumLogLevel === undefined ? Effect.void : FiberRef.set(FiberRef.currentMinimumLogLevel, minimumLogLevel),
       Effect.flatMap(context(dispatcher, network), (services) =>
         Effect.provide(
           McpClient.make(options),
