@@ -97,7 +97,8 @@ export const clientLayer = (
     McpClient.McpClient,
     Effect.zipRight(
       // Set for the rest of the build (what the layer hands on): `Effect.locallyScoped` would
-      // restore it at close, a no-op, and keep a copy of the fiber's refs per client to do so.
+      // restore it on the fiber that closes the client (the facade's own, which then ends), and
+      // keep a copy of the fiber's refs per client to do so.
       minimumLogLevel === undefined ? Effect.void : FiberRef.set(FiberRef.currentMinimumLogLevel, minimumLogLevel),
       Effect.flatMap(context(dispatcher, network), (services) =>
         Effect.provide(
