@@ -60,6 +60,8 @@ export interface Params {
   readonly server?: "fake" | "dual"
   /** idle: how many connections, and over which transport. */
   readonly connections?: number
+  /** idle: connections opened before the first reading (default 1; more let V8 compile the connect path first). */
+  readonly warm?: number
   readonly transport?: "http" | "stdio"
   /** stdio-large over `transport: "http"`: how the blob server replies. */
   readonly reply?: "json" | "sse"
@@ -334,6 +336,9 @@ const idle = async (client: ClientName, params: Params): Promise<WorkerResult> =
     const warm = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
     sessions.push(warm)
     await warm.listTools()
+    for (let i = 1; i < (params.warm ?? 1); i++) {
+      sessions.push(await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect"))
+    }
     const before = await settle("before")
     let era = warm.era
     for (let i = 0; i < n; i++) {
