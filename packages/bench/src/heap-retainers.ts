@@ -1,5 +1,8 @@
 /**
- * Reads two V8 heap snapshots (before and after opening the connections of `idle-fanout.ts`) and
+ * Reads two V8 heap snapshots (before and after opening the connections of `idle-fanout.ts`, or
+ * of P7's idle worker run with `BENCH_HEAP_SNAPSHOT=PREFIX`: `node --expose-gc
+ * packages/bench/dist/main.js --worker idle --client ours --params
+ * '{"connections":50,"transport":"stdio"}'` writes PREFIX-ours-before/-after.heapsnapshot) and
  * prints what the objects new in the second one are, grouped by constructor (closures by function
  * name), with their count and self size, and for the largest groups what holds them (the
  * retainer's constructor and the edge's name).

@@ -64,7 +64,8 @@
  *     one worker run; prints one JSON line. With env BENCH_CPU_PROFILE=FILE.cpuprofile the
  *     measured calls of stdio-echo / http (fanout: its connect-all) run under the CPU profiler (start-up and warm-up left
  *     out); `node packages/bench/dist/profile.js FILE.cpuprofile [TOP] [--callers NAME]`
- *     summarizes a profile.
+ *     summarizes a profile. With env BENCH_HEAP_SNAPSHOT=PREFIX the idle worker writes heap
+ *     snapshots before and after its connections (read them with `heap-retainers.js`).
  *
  * @since 0.1.0
  */

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { writeHeapSnapshot } from "node:v8"
 import type { ClientName, Endpoint } from "./common.js"
 import {
   blobServer,
@@ -59,6 +60,8 @@ export interface Params {
   readonly server?: "fake" | "dual"
   /** idle: how many connections, and over which transport. */
   readonly connections?: number
+  /** idle: connections opened before the first reading (default 1; more let V8 compile the connect path first). */
+  readonly warm?: number
   readonly transport?: "http" | "stdio"
   /** stdio-large over `transport: "http"`: how the blob server replies. */
   readonly reply?: "json" | "sse"
@@ -326,24 +329,31 @@ const idle = async (client: ClientName, params: Params): Promise<WorkerResult> =
   const server = params.transport === "stdio" ? undefined : await startHttpServer()
   const endpoint: Endpoint = server === undefined ? fakeStdio : { kind: "http", url: server.url }
   const sessions: Array<Session> = []
-  const settle = async () => {
+  // BENCH_HEAP_SNAPSHOT=PREFIX writes PREFIX-before/-after.heapsnapshot (read them with `heap-retainers.js`).
+  const prefix = process.env.BENCH_HEAP_SNAPSHOT
+  const settle = async (when: "before" | "after") => {
     await new Promise((resolve) => setTimeout(resolve, 200))
     gc()
     gc()
-    return { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
+    const reading = { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed }
+    if (prefix !== undefined) writeHeapSnapshot(`${prefix}-${client}-${when}.heapsnapshot`)
+    return reading
   }
   try {
     const warm = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
     sessions.push(warm)
     await warm.listTools()
-    const before = await settle()
+    for (let i = 1; i < (params.warm ?? 1); i++) {
+      sessions.push(await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect"))
+    }
+    const before = await settle("before")
     let era = warm.era
     for (let i = 0; i < n; i++) {
       const session = await within(open(client, endpoint), CALL_TIMEOUT_MS, "connect")
       sessions.push(session)
       era = session.era
     }
-    const after = await settle()
+    const after = await settle("after")
     return {
       ok: true,
       era,

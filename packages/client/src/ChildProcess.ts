@@ -73,6 +73,14 @@ export interface ChildProcess {
    * @since 0.2.0
    */
   readonly pauseStdout?: ((paused: boolean) => void) | undefined
+  /**
+   * Calls `listener` once the process exited and its output was delivered (as `exited` would
+   * resolve), from the spawner's own callback: the transport then watches the process without
+   * a fiber. A spawner without it: the transport waits on `exited` in a fiber.
+   *
+   * @since 0.2.0
+   */
+  readonly onExit?: ((listener: (status: ExitStatus) => void) => void) | undefined
 }
 
 /**

@@ -8,10 +8,12 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { ChildProcessSpawner } from "./ChildProcess.js"
 import type { ChildProcess, ExitStatus } from "./ChildProcess.js"
 import * as EraCache from "./EraCache.js"
@@ -123,6 +125,20 @@ const silentError = (
     ...(stderr !== undefined ? { stderr } : {})
   })
 
+/** Stdin closed, then SIGTERM, then SIGKILL, each waiting up to `timeout` for the exit. */
+const shutdown = (proc: ChildProcess, server: string, timeout: Duration.Duration) =>
+  Effect.gen(function*() {
+    // Each bounded wait interruptible, for its timeout to work wherever this runs (finalizers are uninterruptible).
+    const exitedWithin = Effect.isSuccess(Effect.timeout(Effect.interruptible(proc.exited), timeout))
+    proc.endInput()
+    if (yield* exitedWithin) return
+    proc.kill("SIGTERM")
+    if (yield* exitedWithin) return
+    yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
+    proc.kill("SIGKILL")
+    yield* exitedWithin
+  })
+
 const defaultName = (command: string): string => command.split(/[\\/]/).pop() || command
 
 /**
@@ -134,7 +150,7 @@ const defaultName = (command: string): string => command.split(/[\\/]/).pop() ||
 export const transport = (options: Options): TransportFactory<ChildProcessSpawner> => (sink, server) =>
   Effect.gen(function*() {
     const shutdownTimeout = Duration.decode(options.shutdownTimeout ?? Defaults.STDIO_SHUTDOWN_TIMEOUT)
-    const runtime = yield* Effect.runtime<never>()
+    const runtime = sink.runtime ?? (yield* Effect.runtime<never>())
     const runFork = Runtime.runFork(runtime)
     const spawner = yield* ChildProcessSpawner
     // The log fibers run at this runtime's minimum level: when it drops Debug, stderr is drained
@@ -145,11 +161,13 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
       LogLevel.Debug
     )
 
-    const noise = StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)
-    yield* Effect.addFinalizer(() => noise.flush)
+    const scope = yield* Effect.scope
+    // Made with the first line that is not a message: most servers never write one.
+    let noise: StdoutNoise.StdoutNoise | undefined
     const decoder = makeLineDecoder(options.maxMessageBytes ?? Limits.MAX_STDIO_MESSAGE_BYTES, {
       onValue: sink.onMessage,
-      onMalformed: noise.onMalformed
+      onMalformed: (reason, bytes, excerpt) =>
+        (noise ??= StdoutNoise.make(server, runFork, Limits.STDOUT_NOISE_INTERVAL)).onMalformed(reason, bytes, excerpt)
     })
     // Whether the process wrote anything to stdout: a handshake that failed in silence is then explained.
     let heard = false
@@ -209,30 +227,30 @@ export const transport = (options: Options): TransportFactory<ChildProcessSpawne
     )
     spawned = proc
 
-    // Runs before the spawner's own release (finalizers run in reverse). Finalizers are
-    // uninterruptible: each bounded wait must be made interruptible for its timeout to work.
-    const exitedWithin = Effect.isSuccess(Effect.timeout(Effect.interruptible(proc.exited), shutdownTimeout))
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        proc.endInput()
-        if (yield* exitedWithin) return
-        proc.kill("SIGTERM")
-        if (yield* exitedWithin) return
-        yield* Effect.logWarning(`${server}: server ignored SIGTERM; sending SIGKILL`)
-        proc.kill("SIGKILL")
-        yield* exitedWithin
+    // Whether the transport is closing: the process's exit is then no crash.
+    let closing = false
+    const onExit = (status: ExitStatus) => {
+      if (closing) return
+      decoder.end()
+      sink.onClose(exitError(server, status, tail?.lines()))
+    }
+
+    // Runs before the spawner's own release (finalizers run in reverse), then logs the stdout
+    // noise still counted. A finalizer of the scope itself, built when it runs and forked with the
+    // transport's runtime: it sees the refs of the opening (its clock, its logger) as under
+    // `Effect.addFinalizer`, which keeps a copy of them per connection.
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.suspend(() => {
+        closing = true
+        const stopped = shutdown(proc, server, shutdownTimeout)
+        return Fiber.join(runFork(noise === undefined ? stopped : Effect.ensuring(stopped, noise.flush)))
       })
     )
 
-    yield* proc.exited.pipe(
-      Effect.flatMap((status) =>
-        Effect.sync(() => {
-          decoder.end()
-          sink.onClose(exitError(server, status, tail?.lines()))
-        })
-      ),
-      Effect.forkScoped
-    )
+    // The spawner calls back on exit; one that cannot is waited on by a fiber of the scope.
+    if (proc.onExit !== undefined) proc.onExit(onExit)
+    else yield* Effect.forkScoped(Effect.flatMap(proc.exited, (status) => Effect.sync(() => onExit(status))))
 
     // Built when first needed: an idle connection keeps no error (nor its stack) around.
     let closedError: ConnectionError | undefined

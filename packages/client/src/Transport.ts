@@ -10,6 +10,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { AuthFailure } from "./McpAuth.js"
 import type { ConnectError, ConnectionError, ServerError, TransportError } from "./McpError.js"
@@ -40,6 +41,12 @@ export interface TransportSink {
    * reading while it says so (see {@link Backpressure}).
    */
   readonly backpressure?: Backpressure | undefined
+  /**
+   * The runtime of the fiber opening the transport, already captured by the connection: a
+   * transport that runs effects of its own later (logs, its close) takes it instead of its own
+   * `Effect.runtime()`, a copy of the fiber's refs per connection. Added in 0.2.0.
+   */
+  readonly runtime?: Runtime.Runtime<never> | undefined
 }
 
 /**

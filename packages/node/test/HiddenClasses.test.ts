@@ -20,6 +20,7 @@ describe("hidden classes", () => {
       )
     )
     assert.deepStrictEqual(output.trim().split("\n"), [
+      "client fast=true",
       "connections fast=true shared=true",
       "kind=stdio enumerable=true",
       "listed tools fast=true shared=true"

@@ -6,6 +6,7 @@ import * as ServerConnection from "@mcp-effect/client/ServerConnection"
 import * as Stdio from "@mcp-effect/client/Stdio"
 import * as NodeChildProcess from "@mcp-effect/node/NodeChildProcess"
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -13,6 +14,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import { execFile } from "node:child_process"
 import * as Path from "node:path"
 import { fakeServerBin } from "./paths.js"
@@ -159,6 +161,35 @@ for (const [label, platform] of spawners) {
     })
   })
 }
+
+describe("an idle stdio connection (node:child_process)", () => {
+  // Each fiber keeps its own copy of the refs, a scheduler slot and (forked) its parent alive:
+  // the process's exit comes back through the spawner's callback instead (docs/performance.md).
+  it.scopedLive("keeps no fiber, and still sees its process exit", () =>
+    Effect.gen(function*() {
+      const supervisor = yield* Supervisor.track
+      const closed = yield* Deferred.make<ConnectionError>()
+      // A process that exits with code 3 on its first input.
+      const exitsOnInput = Stdio.transport({
+        command: process.execPath,
+        args: ["-e", "process.stdin.once('data', () => process.exit(3))"]
+      })
+      const transport = yield* Effect.supervised(
+        exitsOnInput({
+          onMessage: () => {},
+          onClose: (error) => Deferred.unsafeDone(closed, Effect.succeed(error)),
+          onRequestFailed: () => {}
+        }, "exits"),
+        supervisor
+      )
+      const live = (yield* supervisor.value).filter((fiber) => fiber.unsafePoll() === null)
+      assert.strictEqual(live.length, 0, "fibers alive while the connection is idle")
+      yield* transport.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      const error = yield* Deferred.await(closed)
+      assert.strictEqual(error.reason, "exited")
+      assert.strictEqual(error.exitCode, 3)
+    }).pipe(Effect.provide(NodeChildProcess.layer)))
+})
 
 describe("subscriptions over stdio (2026-07-28)", () => {
   interface Received {

@@ -101,8 +101,11 @@ export const clientLayer = (
     )
   )
 
+// Set for the rest of the build (what the layer hands on; only the facade passes a level):
+// `Effect.locallyScoped` would restore it on the fiber that closes the client (the facade's own,
+// which then ends), and keep a copy of the fiber's refs per client to do so.
 const withMinimumLogLevel = <A, E, R>(level: LogLevel.LogLevel | undefined, effect: Effect.Effect<A, E, R>) =>
-  level === undefined ? effect : Effect.zipRight(Effect.locallyScoped(FiberRef.currentMinimumLogLevel, level), effect)
+  level === undefined ? effect : Effect.zipRight(FiberRef.set(FiberRef.currentMinimumLogLevel, level), effect)
 
 const withOptional = <S, I, A>(services: Context.Context<S>, tag: Context.Tag<I, A>, value: A | undefined) =>
   value === undefined ? services : Context.add(services, tag, value)

@@ -18,6 +18,7 @@ const sameClass = (objects) => objects.every((o) => sameMap(o, objects[0]));
 
 const program = Effect.gen(function*() {
   const client = yield* McpClient.McpClient;
+  console.log(`client fast=${fast(client)}`);
   const connections = client.servers;
   yield* Effect.forEach(connections, (c) => c.connect);
   console.log(`connections fast=${connections.every(fast)} shared=${sameClass(connections)}`);

@@ -185,7 +185,11 @@ export const make = <R>(
           () => Effect.sync(() => listeners.delete(listener))
         )
     }
-    return Object.assign(methods, service) satisfies McpClient.Service
+    // One `Object.fromEntries` of every member: the service's assigned onto the routed methods
+    // made the client a dictionary (V8 stops adding fast properties by key past a few).
+    return Object.fromEntries([...Object.entries(methods), ...Object.entries(service)]) as
+      & typeof methods
+      & typeof service satisfies McpClient.Service
   })
 
 type Method = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown, unknown>

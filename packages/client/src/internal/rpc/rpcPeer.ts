@@ -115,7 +115,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<RpcPeer, ConnectionE
     }
 
     transport = yield* options.transport(
-      { onMessage, onClose, onRequestFailed, onAuthorizing: deadlines.onAuthorizing, backpressure },
+      { onMessage, onClose, onRequestFailed, onAuthorizing: deadlines.onAuthorizing, backpressure, runtime },
       server
     )
     const opened = transport
