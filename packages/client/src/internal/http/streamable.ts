@@ -76,7 +76,7 @@ export const transportOf = (
     }
     // Forks a request's exchange into `fibers` at once (no effect around the fork), in a fiber
     // whose refs already turn the HttpClient's spans off (no `Effect.locally` per request).
-    const runFork = Runtime.runFork(Http.quietRuntime(yield* Effect.runtime<never>()))
+    const runFork = Runtime.runFork(Http.quietRuntime(sink.runtime ?? (yield* Effect.runtime<never>())))
     const fork = <A, E>(exchange: Effect.Effect<A, E>) => track(runFork(exchange))
     // The GET stream's fibers, forked the same way.
     const run = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<Fiber.RuntimeFiber<A, E>> =>
