@@ -82,10 +82,13 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
         })
       )
   )
+  // After an append (the folder exists), from the file as read now: a file that could not be
+  // read is left as it is rather than replaced by what this process alone knows.
   const compact = async (Fs: Fs, now: number) => {
-    const entries = prune(await reader.read(Fs), now)
+    await reader.read(Fs)
+    if (known === undefined) return
+    const entries = prune(known.contents.entries, now)
     const text = EraFile.snapshot(entries)
-    await Fs.mkdir(Path.dirname(file), { recursive: true, mode: 0o700 })
     const temporary = `${file}.${process.pid}.${++temporaries}.tmp`
     try {
       await Fs.writeFile(temporary, text, { mode: 0o600 })

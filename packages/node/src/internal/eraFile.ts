@@ -107,9 +107,9 @@ export const changeRecords = (
 /** The file compacted: one snapshot of `entries`. @internal */
 export const snapshot = (entries: Entries): string => JSON.stringify(entries)
 
+/** Changes kept before the first compaction of a small file. */
+const COMPACT_AFTER = 64
+
 /** Whether the changes now outnumber the snapshot's entries (and a few): time to compact. @internal */
 export const shouldCompact = (contents: Contents): boolean =>
   contents.changes >= Math.max(COMPACT_AFTER, contents.snapshotKeys)
-
-/** Changes kept before the first compaction of a small file. */
-const COMPACT_AFTER = 64
