@@ -19,14 +19,11 @@ export interface State {
 
 /**
  * `listener` hears every change as it happens (a host's, registered before the first opening).
- * The stream's ref is made by its first reader: most connections never have one.
+ * The stream's ref is made by its first reader: most connections never have one. Made at once,
+ * by a caller already in a synchronous step.
  *
  * @internal
  */
-export const make = (listener: ((state: ConnectionState) => void) | undefined): Effect.Effect<State> =>
-  Effect.sync(() => unsafeMake(listener))
-
-/** {@link make}, made at once (for a caller already in a synchronous step). @internal */
 export const unsafeMake = (listener: ((state: ConnectionState) => void) | undefined): State => {
   let current: ConnectionState = ConnectionState.Connecting()
   let ref: SubscriptionRef.SubscriptionRef<ConnectionState> | undefined
