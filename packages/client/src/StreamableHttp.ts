@@ -71,13 +71,10 @@ export const transport = (
 ): TransportFactory<HttpClient.HttpClient> => {
   // What this server's connections remember of its lost-session 400s (State.LostSessions).
   const lost = { warned: false, unproven: false }
-  return (sink, server) =>
-    connectionCode !== undefined
-      ? connectionCode.transportOf(options, mode, lost)(sink, server)
-      : Effect.flatMap(
-        Effect.promise(loadConnection),
-        (connection) => connection.transportOf(options, mode, lost)(sink, server)
-      )
+  return (sink, server) => {
+    const open = (connection: typeof StreamableConnection) => connection.transportOf(options, mode, lost)(sink, server)
+    return connectionCode !== undefined ? open(connectionCode) : Effect.flatMap(Effect.promise(loadConnection), open)
+  }
 }
 
 /**
