@@ -146,6 +146,19 @@ describe("EraCache", () => {
       assert.strictEqual((yield* server.requests("initialize")).length, 2)
     }))
 
+  it.scoped("a modern server with nothing remembered is not written: the next connect probes the same", () =>
+    Effect.gen(function*() {
+      const server = yield* FakeServer.make({ ...Scenarios.demo, era: "modern" })
+      const cache = EraCache.makeMemory()
+      const first = yield* stdioWith(server, cache)
+      assert.strictEqual(first.negotiated()!.era, "modern")
+      assert.strictEqual(yield* cache.get(KEY), undefined)
+      const second = yield* stdioWith(server, cache)
+      assert.strictEqual(second.negotiated()!.era, "modern")
+      assert.strictEqual((yield* server.requests("server/discover")).length, 2)
+      assert.strictEqual((yield* server.requests("initialize")).length, 0)
+    }))
+
   it.scoped("remembered legacy, now a 2026-07-28-only server: detected again in the same connect", () =>
     Effect.gen(function*() {
       const server = yield* FakeServer.make({ ...Scenarios.demo, era: "modern", faults: [missingHeader] })

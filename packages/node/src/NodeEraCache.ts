@@ -1,7 +1,9 @@
 /**
  * An `EraCache` kept in a file, as `connect()` and the CLI keep it by default
  * ({@link defaultPath}, beside the OAuth tokens): the era of each server is probed once, then
- * remembered across processes. The file is readable by its owner only (0600) and holds no
+ * remembered across processes (a 2026-07-28 era only when it replaces a remembered legacy one:
+ * the client writes what changes the next connect). The file is read from when the cache is
+ * made, so a connect's first lookup finds it read. The file is readable by its owner only (0600) and holds no
  * command line or URL: entries are keyed by the SHA-256 digest of the key. An era learnt is
  * appended as one line, and the file is compacted into one JSON object (written to a temporary
  * file renamed over it) once its appended lines outnumber that object's entries: a host
@@ -66,22 +68,20 @@ let temporaries = 0
  */
 export const make = (file: string, options: EraCache.Options = {}): EraCache.Service => {
   const maxAgeMs = Duration.toMillis(Duration.decode(options.maxAge ?? EraCache.DEFAULT_MAX_AGE))
-  void load()
   const digest = (key: string) =>
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
   let known: Known | undefined
   const reader = fileReader(file, () => known, (next) => (known = next))
   // Lookups at the same time (a host connecting many servers) share one read of the file.
   let reading: Promise<EraFile.Entries> | undefined
-  const readShared: Effect.Effect<EraFile.Entries> = Effect.flatMap(
-    modules,
-    ([Fs]) =>
-      Effect.promise(() =>
-        reading ??= reader.read(Fs).finally(() => {
-          reading = undefined
-        })
-      )
-  )
+  const startRead = () =>
+    reading ??= load().then(([Fs]) => reader.read(Fs)).finally(() => {
+      reading = undefined
+    })
+  // The first read starts now: a connect's first lookup comes after its client is built, and
+  // finds the file read (or its read under way) instead of waiting for it before the probe.
+  void startRead()
+  const readShared: Effect.Effect<EraFile.Entries> = Effect.promise(startRead)
   // After an append (the folder exists), from the file as read now: a file that could not be
   // read is left as it is rather than replaced by what this process alone knows.
   const compact = async (Fs: Fs, now: number) => {
@@ -165,11 +165,11 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
  * commits only if `known` is still where it started (else the next read catches up).
  */
 const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (known: Known) => void) => {
-  const readWhole = async (Fs: Fs, ino: number, mtimeMs: number): Promise<EraFile.Entries> => {
+  const readWhole = async (Fs: Fs, from: Known | undefined, ino: number, mtimeMs: number): Promise<EraFile.Entries> => {
     const bytes = await Fs.readFile(file)
     const contents = EraFile.empty()
     const consumed = EraFile.apply(contents, bytes)
-    setKnown({ ino, consumed, size: bytes.byteLength, mtimeMs, contents })
+    if (getKnown() === from) setKnown({ ino, consumed, size: bytes.byteLength, mtimeMs, contents })
     return contents.entries
   }
   // What was appended after `from.consumed`; false when it does not start a record (the file
@@ -196,12 +196,12 @@ const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (
     try {
       const stat = await Fs.stat(file)
       const known = getKnown()
-      if (known === undefined || known.ino !== stat.ino) return await readWhole(Fs, stat.ino, stat.mtimeMs)
+      if (known === undefined || known.ino !== stat.ino) return await readWhole(Fs, known, stat.ino, stat.mtimeMs)
       if (known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.contents.entries
       if (stat.size > known.size && (await readTail(Fs, known, stat.size, stat.mtimeMs))) {
         return getKnown()!.contents.entries
       }
-      return await readWhole(Fs, stat.ino, stat.mtimeMs)
+      return await readWhole(Fs, known, stat.ino, stat.mtimeMs)
     } catch {
       return EraFile.empty().entries
     }

@@ -38,6 +38,19 @@ describe("NodeEraCache", () => {
       assert.strictEqual(yield* NodeEraCache.make(file).get(KEY), undefined)
     }))
 
+  it.scoped("the read started when the cache is made is not trusted later: a lookup sees what was written since", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = Path.join(dir, "era.json")
+      const cache = NodeEraCache.make(file)
+      // Its first read (under way, or done: the file did not exist) is not what a lookup returns.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      yield* NodeEraCache.make(file).set(KEY, "legacy")
+      assert.strictEqual(yield* cache.get(KEY), "legacy")
+      yield* NodeEraCache.make(file).invalidate(KEY)
+      assert.strictEqual(yield* cache.get(KEY), undefined)
+    }))
+
   it.scoped("changes made at once are all kept, in order, each written when its update returns", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

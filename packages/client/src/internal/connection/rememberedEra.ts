@@ -1,7 +1,7 @@
 /**
  * Era detection through an `EraCache`: the remembered era first (legacy skips the probe), the
  * era detected afresh in the same connect when the remembered one fails, and what was detected
- * written back.
+ * written back when it changes what the next connect sends.
  *
  * @internal
  */
@@ -44,7 +44,12 @@ export const detect = (
       )
       : detectWith(undefined)
     return Effect.tapBoth(attempt, {
-      onSuccess: (negotiated) => negotiated.era === stored ? Effect.void : cache.set(key, negotiated.era),
+      // Only a remembered legacy era changes the next exchange: a modern one found where nothing
+      // was remembered is not written (the next connect probes the same either way).
+      onSuccess: (negotiated) =>
+        negotiated.era === stored || (negotiated.era === "modern" && stored === undefined)
+          ? Effect.void
+          : cache.set(key, negotiated.era),
       onFailure: (error) => stored !== undefined && aboutTheEra(error) ? cache.invalidate(key) : Effect.void
     })
   })
