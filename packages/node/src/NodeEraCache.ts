@@ -3,14 +3,14 @@
  * ({@link defaultPath}, beside the OAuth tokens): the era of each server is probed once, then
  * remembered across processes (a 2026-07-28 era only when it replaces a remembered legacy one:
  * the client writes what changes the next connect). The file is read from when the cache is
- * made, so a connect's first lookup finds it read. The file is readable by its owner only (0600) and holds no
- * command line or URL: entries are keyed by the SHA-256 digest of the key. An era learnt is
- * appended as one line, and the file is compacted into one JSON object (written to a temporary
- * file renamed over it) once its appended lines outnumber that object's entries: a host
- * connecting many new servers writes each once, not the whole file per server. A process reads
- * only what was appended since its last read. A file or line that cannot be read or parsed
- * counts as empty; a failed write is logged at debug level and changes nothing else: the
- * connection probes as without a cache.
+ * made, so a connect's first lookup finds it read. The file is readable by its owner only
+ * (0600) and holds no command line or URL: entries are keyed by the SHA-256 digest of the key.
+ * An era learnt is appended as one line, and the file is compacted into one JSON object
+ * (written to a temporary file renamed over it) once its appended lines outnumber that object's
+ * entries: a host connecting many new servers writes each once, not the whole file per server.
+ * A process reads only what was appended since its last read. A file or line that cannot be
+ * read or parsed counts as empty; a failed write is logged at debug level and changes nothing
+ * else: the connection probes as without a cache.
  *
  * @since 0.2.0
  */
@@ -72,16 +72,11 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
     Effect.map(modules, ([, Crypto]) => Crypto.createHash("sha256").update(key).digest("base64url"))
   let known: Known | undefined
   const reader = fileReader(file, () => known, (next) => (known = next))
-  // Lookups at the same time (a host connecting many servers) share one read of the file.
-  let reading: Promise<EraFile.Entries> | undefined
-  const startRead = () =>
-    reading ??= load().then(([Fs]) => reader.read(Fs)).finally(() => {
-      reading = undefined
-    })
+  const readEntries = () => load().then(([Fs]) => reader.readShared(Fs))
   // The first read starts now: a connect's first lookup comes after its client is built, and
   // finds the file read (or its read under way) instead of waiting for it before the probe.
-  void startRead()
-  const readShared: Effect.Effect<EraFile.Entries> = Effect.promise(startRead)
+  void readEntries()
+  const fileEntries: Effect.Effect<EraFile.Entries> = Effect.promise(readEntries)
   // After an append (the folder exists), from the file as read now: a file that could not be
   // read is left as it is rather than replaced by what this process alone knows.
   const compact = async (Fs: Fs, now: number) => {
@@ -151,7 +146,7 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
   return {
     get: (key) =>
       Effect.map(
-        Effect.all([readShared, digest(key), Clock.currentTimeMillis]),
+        Effect.all([fileEntries, digest(key), Clock.currentTimeMillis]),
         ([entries, id, now]) => Object.hasOwn(entries, id) ? EraCache.fresh(entries[id], now, maxAgeMs) : undefined
       ),
     set: (key, era) => update(key, era),
@@ -160,8 +155,8 @@ export const make = (file: string, options: EraCache.Options = {}): EraCache.Ser
 }
 
 /**
- * Reads the file (whole, or only what was appended since the last read) and appends to it,
- * keeping `known` in step. Another read or append may move `known` while one is under way: each
+ * Reads the file (whole, or only what was appended since the last read; reads at the same
+ * time share one) and appends to it, keeping `known` in step. Another read or append may move `known` while one is under way: each
  * commits only if `known` is still where it started (else the next read catches up).
  */
 const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (known: Known) => void) => {
@@ -206,6 +201,12 @@ const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (
       return EraFile.empty().entries
     }
   }
+  // Reads at the same time (lookups of a host connecting many servers, a first append) share one.
+  let reading: Promise<EraFile.Entries> | undefined
+  const readShared = (Fs: Fs): Promise<EraFile.Entries> =>
+    reading ??= read(Fs).finally(() => {
+      reading = undefined
+    })
   const appendText = async (Fs: Fs, text: string) => {
     try {
       await Fs.appendFile(file, text, { mode: 0o600 })
@@ -219,7 +220,7 @@ const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (
   // without reading them back.
   const append = async (Fs: Fs, changes: ReadonlyArray<Change>): Promise<void> => {
     // Read once first: what is in the file counts towards its compaction.
-    if (getKnown() === undefined) await read(Fs)
+    if (getKnown() === undefined) await readShared(Fs)
     const before = getKnown()
     const at = before?.consumed
     const complete = before !== undefined && before.consumed === before.size
@@ -242,7 +243,7 @@ const fileReader = (file: string, getKnown: () => Known | undefined, setKnown: (
       now.mtimeMs = stat.mtimeMs
     }
   }
-  return { read, append }
+  return { read, readShared, append }
 }
 
 /**
